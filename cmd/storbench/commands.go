@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/check"
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/load"
+)
+
+func dsnFlag(c *cobra.Command, dsn *string) {
+	c.Flags().StringVar(dsn, "dsn", os.Getenv("STORBENCH_DSN"),
+		"database URL, e.g. postgres://user:pass@127.0.0.1:5432/tpcc (default $STORBENCH_DSN)")
+}
+
+// open opens the database named by --dsn.
+func open(ctx context.Context, dsn string) (engine.Database, error) {
+	if dsn == "" {
+		return nil, fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", engine.ErrInput)
+	}
+	return engine.Open(ctx, dsn)
+}
+
+func buildCmd() *cobra.Command {
+	var dsn string
+	opts := load.Options{Version: version}
+	c := &cobra.Command{
+		Use:   "build",
+		Short: "Create the TPC-C schema and load it",
+		Long: `Create the TPC-C tables, load the initial data of --warehouses warehouses over
+--workers connections in parallel, then create keys, indexes and stored procedures and
+refresh statistics. Refuses a database that already holds TPC-C tables.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			db, err := open(c.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			p := newProgress(os.Stdout)
+			opts.Progress = p.build
+			sum, err := load.Build(c.Context(), db, opts)
+			p.end()
+			if err != nil {
+				return err
+			}
+			fmt.Printf("built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures and ANALYZE in %.1fs, total %.1fs\n",
+				sum.Warehouses, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
+			return nil
+		},
+	}
+	dsnFlag(c, &dsn)
+	c.Flags().IntVar(&opts.Warehouses, "warehouses", 0, "number of warehouses (schema size; required)")
+	c.Flags().IntVar(&opts.Workers, "workers", runtime.NumCPU(), "load connections in parallel")
+	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the generated data (same seed, same rows)")
+	_ = c.MarkFlagRequired("warehouses")
+	return c
+}
+
+func runCmd() *cobra.Command {
+	var dsn, mode, jsonPath string
+	cfg := driver.Config{}
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Drive the database with virtual users (TPROC-C) and report TPM and NOPM",
+		Long: `Run --users virtual users, each on its own connection with a home warehouse, for
+--ramp then --duration. Only transactions completed inside the timed window count.
+Prints a progress line every second and a summary with both throughput views: the
+database's own counters (HammerDB-compatible) and storbench's client count.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg.Mode = engine.Mode(mode)
+			if cfg.Seed == 0 {
+				cfg.Seed = uint64(time.Now().UnixNano())
+			}
+			db, err := open(c.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			p := newProgress(os.Stdout)
+			cfg.Progress = p.run
+			res, err := driver.Run(c.Context(), db, cfg)
+			p.end()
+			if err != nil {
+				return err
+			}
+			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), engine.RedactDSN(dsn), version
+			if err := driver.WriteText(os.Stdout, res); err != nil {
+				return err
+			}
+			if jsonPath != "" {
+				return writeJSON(jsonPath, res)
+			}
+			return nil
+		},
+	}
+	dsnFlag(c, &dsn)
+	c.Flags().IntVar(&cfg.Users, "users", 1, "virtual users, each with its own connection")
+	c.Flags().DurationVar(&cfg.Ramp, "ramp", 2*time.Minute, "ramp-up before the timed window (not counted)")
+	c.Flags().DurationVar(&cfg.Duration, "duration", 5*time.Minute, "timed window")
+	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
+	c.Flags().BoolVar(&cfg.Keying, "keying", false, "keying and think times of the spec (5.2.5); off as in HammerDB")
+	c.Flags().StringVar(&mode, "mode", string(engine.Procedures), "procedures (one stored-procedure call per transaction) or sql (client-side statements)")
+	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
+	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
+	c.Flags().IntVar(&cfg.MaxRetries, "retries", 5, "times a transaction is retried after a serialization failure or deadlock")
+	return c
+}
+
+// writeJSON writes the result; it refuses to replace anything but a regular file.
+func writeJSON(path string, v any) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: --json %s is not a regular file", engine.ErrInput, path)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write --json: %w", err)
+	}
+	fmt.Printf("result written to %s\n", path)
+	return nil
+}
+
+func checkCmd() *cobra.Command {
+	var dsn string
+	var all bool
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Run the TPC-C consistency conditions (3.3.2); exit code 1 if any fails",
+		Long: `Run consistency conditions 3.3.2.1-3.3.2.10 and 3.3.2.12, each as one query that
+counts violations. --all adds 3.3.2.11, which holds only before the first Delivery
+(right after build).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			db, err := open(c.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			start := time.Now()
+			outcomes := check.Run(c.Context(), db, all)
+			check.WriteText(os.Stdout, outcomes)
+			if !check.AllPassed(outcomes) {
+				fmt.Fprintln(os.Stderr, "storbench: consistency check failed")
+				return exitCode(1)
+			}
+			fmt.Printf("all %d conditions hold (%.1fs)\n", len(outcomes), time.Since(start).Seconds())
+			return nil
+		},
+	}
+	dsnFlag(c, &dsn)
+	c.Flags().BoolVar(&all, "all", false, "also check 3.3.2.11 (valid only before the first Delivery)")
+	return c
+}
+
+func dropCmd() *cobra.Command {
+	var dsn string
+	c := &cobra.Command{
+		Use:   "drop",
+		Short: "Remove the TPC-C tables and storbench's procedures (only those)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			db, err := open(c.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			dropped, err := db.Drop(c.Context())
+			if err != nil {
+				return err
+			}
+			if len(dropped) == 0 {
+				fmt.Println("nothing to drop: no TPC-C tables here")
+				return nil
+			}
+			fmt.Printf("dropped %d objects: %v\n", len(dropped), dropped)
+			return nil
+		},
+	}
+	dsnFlag(c, &dsn)
+	return c
+}
+
+func versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print storbench's version",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			fmt.Printf("storbench %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		},
+	}
+}

@@ -1,0 +1,79 @@
+// Command storbench measures what storage does to a database: it builds a TPC-C
+// database, drives it the way HammerDB's TPROC-C does and checks its consistency.
+// This file only wires flags to the packages under internal/.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
+)
+
+// version is set at link time (-ldflags "-X main.version=…").
+var version = "dev"
+
+// exitCode distinguishes bad input (2) from a failed operation (1).
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	root := &cobra.Command{
+		Use:           "storbench",
+		Short:         "What does this storage do to my database? TPC-C derived OLTP benchmark",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %v (see storbench %s --help)", engine.ErrInput, err, c.Name())
+	})
+	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), versionCmd())
+	err := root.ExecuteContext(ctx)
+	stop()
+	os.Exit(report(err))
+}
+
+// report prints an error as one line and returns the exit code.
+func report(err error) int {
+	var code exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	case errors.Is(err, engine.ErrInput):
+		printError(err.Error())
+		return 2
+	case isUsage(err):
+		printError(fmt.Sprintf("%v: %v (see storbench --help)", engine.ErrInput, err))
+		return 2
+	}
+	printError(err.Error())
+	return 1
+}
+
+// printError prints msg on one line: driver errors can span several (one per address
+// tried).
+func printError(msg string) {
+	fmt.Fprintln(os.Stderr, "storbench:", strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ; ")), " "))
+}
+
+// isUsage recognises cobra's own errors for unknown commands and wrong arguments.
+func isUsage(err error) bool {
+	for _, p := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "required flag"} {
+		if strings.Contains(err.Error(), p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,329 @@
+// Package driver runs TPROC-C: virtual users each on their own session, a ramp-up,
+// a timed window in which only completed transactions count, per-second progress,
+// and the run's result (both throughput views, latencies, input audit).
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// Config is a run's configuration.
+type Config struct {
+	Users         int
+	Ramp          time.Duration
+	Duration      time.Duration
+	AllWarehouses bool
+	Keying        bool // keying and think times of 5.2.5
+	Mode          engine.Mode
+	Seed          uint64 // of the run's inputs
+	MaxRetries    int    // per transaction, for serialization failures and deadlocks
+	// Progress, when set, is called once a second.
+	Progress func(Tick)
+}
+
+// Tick is the run's state at one second.
+type Tick struct {
+	Elapsed time.Duration
+	Phase   string // "ramp", "timed", "stopping"
+	// Client view over the last second, per minute.
+	TPM, NOPM   float64
+	NewOrderP95 time.Duration // over the last second
+	Errors      int64         // over the last second
+}
+
+// Phases of a run.
+const (
+	PhaseRamp  = "ramp"
+	PhaseTimed = "timed"
+)
+
+// stopGrace bounds how long in-flight transactions may run past the window's end.
+const stopGrace = 30 * time.Second
+
+// run is one run's shared state.
+type run struct {
+	db                     engine.Database
+	cfg                    Config
+	start                  time.Time
+	windowStart, windowEnd time.Time
+	stop                   atomic.Bool
+	stopped                chan struct{}
+}
+
+func (r *run) stopping() bool { return r.stop.Load() }
+
+// pause sleeps for d unless the run stops first; it reports whether to go on.
+func (r *run) pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return !r.stopping()
+	case <-r.stopped:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Users < 1:
+		return fmt.Errorf("%w: --users must be at least 1", engine.ErrInput)
+	case c.Ramp < 0:
+		return fmt.Errorf("%w: --ramp must not be negative", engine.ErrInput)
+	case c.Duration <= 0:
+		return fmt.Errorf("%w: --duration must be positive, e.g. 5m", engine.ErrInput)
+	case c.MaxRetries < 0:
+		return fmt.Errorf("%w: retries must not be negative", engine.ErrInput)
+	}
+	_, err := engine.ParseMode(string(c.Mode))
+	if err != nil {
+		return fmt.Errorf("%w: --%v", engine.ErrInput, err)
+	}
+	return nil
+}
+
+// Run drives the database and returns the result of the timed window.
+func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	res := &Result{Config: resultConfig(cfg)}
+	info, err := db.BuildInfo(ctx)
+	switch {
+	case errors.Is(err, engine.ErrNoBuildInfo):
+		info.CLoad = -1
+		res.Notes = append(res.Notes, "database not built by storbench: C-Load for c_last unknown, so C-Run could not be checked against 2.1.6.1")
+	case err != nil:
+		return nil, fmt.Errorf("read build information: %w", err)
+	}
+	if info.Warehouses < 1 {
+		return nil, errors.New("the database has no warehouses: run storbench build first")
+	}
+	rng := tpcc.NewRand(cfg.Seed, 0)
+	constants := runConstants(rng, info.CLoad)
+	res.Config.Warehouses, res.Config.CLoad, res.Config.CRun = info.Warehouses, info.CLoad, constants.CLast
+	if v, err := db.ServerVersion(ctx); err == nil {
+		res.Config.ServerVersion = v
+	}
+
+	users, shards, err := openUsers(ctx, db, cfg, info.Warehouses, constants)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{db: db, cfg: cfg, stopped: make(chan struct{})}
+	r.start = time.Now()
+	r.windowStart = r.start.Add(cfg.Ramp)
+	r.windowEnd = r.windowStart.Add(cfg.Duration)
+
+	userCtx, cancelUsers := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelUsers()
+	var wg sync.WaitGroup
+	for _, u := range users {
+		wg.Go(func() {
+			defer func() { u.session.Close() }()
+			u.loop(userCtx, r)
+		})
+	}
+	w, werr := r.watch(ctx, shards)
+	r.stop.Store(true)
+	close(r.stopped)
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(stopGrace):
+		cancelUsers()
+		<-finished
+	}
+	if werr != nil {
+		return nil, werr
+	}
+	res.finish(w, shards, cfg)
+	return res, nil
+}
+
+// runConstants picks the run's C values; an unknown C-Load (-1) skips 2.1.6.1.
+func runConstants(r *tpcc.Rand, cLoad int) tpcc.Constants {
+	if cLoad < 0 {
+		return tpcc.RunConstants(r, r.Int(0, tpcc.ALast))
+	}
+	return tpcc.RunConstants(r, cLoad)
+}
+
+// openUsers connects every user before anything runs, so a run never starts with
+// fewer users than asked (e.g. past max_connections): it fails whole instead.
+func openUsers(ctx context.Context, db engine.Database, cfg Config, warehouses int, c tpcc.Constants) ([]*user, []*shard, error) {
+	nShards := min(cfg.Users, 4*runtime.GOMAXPROCS(0))
+	shards := make([]*shard, nShards)
+	for i := range shards {
+		shards[i] = newShard()
+	}
+	users := make([]*user, cfg.Users)
+	connect := func(ctx context.Context) (engine.Session, error) { return db.Connect(ctx, cfg.Mode) }
+	sem := make(chan struct{}, 8)
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for i := range users {
+		r := tpcc.NewRand(cfg.Seed, uint64(i)+1)
+		u := &user{
+			id:        i,
+			gen:       tpcc.NewInputs(r, c, warehouses),
+			deck:      tpcc.NewDeck(r),
+			home:      i%warehouses + 1,
+			district:  (i/warehouses)%tpcc.DistrictsPerWarehouse + 1,
+			shard:     shards[i%nShards],
+			reconnect: connect,
+		}
+		if cfg.AllWarehouses {
+			u.homes = homesOf(i, cfg.Users, warehouses)
+		}
+		users[i] = u
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s, err := connect(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("open session for user %d of %d (is max_connections high enough?): %w", i+1, cfg.Users, err)
+			}
+			u.session = s
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		for _, u := range users {
+			if u.session != nil {
+				u.session.Close()
+			}
+		}
+		return nil, nil, firstErr
+	}
+	return users, shards, nil
+}
+
+// homesOf deals the warehouses round-robin over the users: user i of n gets every
+// n-th warehouse starting at i+1 (and, with more users than warehouses, shares one).
+func homesOf(i, users, warehouses int) []int {
+	var homes []int
+	for w := i%warehouses + 1; w <= warehouses; w += users {
+		homes = append(homes, w)
+	}
+	return homes
+}
+
+// window is what the watcher measured at the window's edges.
+type window struct {
+	before, after engine.Counters
+	cpuBefore     syscall.Rusage
+	cpuAfter      syscall.Rusage
+	timeline      []Second
+	start, end    time.Time
+}
+
+// watch ticks every second (progress and timeline), reads the database counters and
+// this process's CPU time at the window's start and end, and returns at the end.
+func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
+	w := &window{}
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	startTimer := time.NewTimer(time.Until(r.windowStart))
+	defer startTimer.Stop()
+	endTimer := time.NewTimer(time.Until(r.windowEnd))
+	defer endTimer.Stop()
+	var last progressCounts
+	lastAt := r.start
+	iv := newHistogram()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-startTimer.C:
+			w.start = time.Now()
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuBefore)
+			c, err := r.db.Counters(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("read database counters at the window's start: %w", err)
+			}
+			w.before = c
+		case <-endTimer.C:
+			w.end = time.Now()
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
+			c, err := r.db.Counters(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("read database counters at the window's end: %w", err)
+			}
+			w.after = c
+			return w, nil
+		case now := <-ticker.C:
+			var cur progressCounts
+			iv.Reset()
+			for _, s := range shards {
+				c := s.snapshot(iv)
+				cur.completed += c.completed
+				cur.newOrders += c.newOrders
+				cur.errors += c.errors
+			}
+			perMin := 60 / now.Sub(lastAt).Seconds()
+			sec := Second{
+				T:      int(now.Sub(r.windowStart).Round(time.Second) / time.Second),
+				TPM:    float64(cur.completed-last.completed) * perMin,
+				NOPM:   float64(cur.newOrders-last.newOrders) * perMin,
+				Errors: cur.errors - last.errors,
+			}
+			last, lastAt = cur, now
+			phase := PhaseTimed
+			if now.Before(r.windowStart) {
+				phase = PhaseRamp
+			}
+			sec.Phase = phase
+			w.timeline = append(w.timeline, sec)
+			if r.cfg.Progress != nil {
+				r.cfg.Progress(Tick{Elapsed: now.Sub(r.start), Phase: phase, TPM: sec.TPM, NOPM: sec.NOPM,
+					NewOrderP95: time.Duration(iv.ValueAtQuantile(95)) * time.Microsecond, Errors: sec.Errors})
+			}
+		}
+	}
+}
+
+// mergeShards folds the shards' window statistics together.
+func mergeShards(shards []*shard) (hist [tpcc.NumTransactions]*hdrhistogram.Histogram, counts [tpcc.NumTransactions]txnCounts, kinds map[string]int64, in tpcc.InputStats) {
+	kinds = map[string]int64{}
+	for i := range hist {
+		hist[i] = newHistogram()
+	}
+	for _, s := range shards {
+		s.mu.Lock()
+		for i := range hist {
+			hist[i].Merge(s.hist[i])
+			c := &counts[i]
+			sc := s.counts[i]
+			c.completed += sc.completed
+			c.rollbacks += sc.rollbacks
+			c.retries += sc.retries
+			c.errors += sc.errors
+			c.skipped += sc.skipped
+		}
+		for k, v := range s.errorKind {
+			kinds[k] += v
+		}
+		in.Add(&s.inputs)
+		s.mu.Unlock()
+	}
+	return hist, counts, kinds, in
+}

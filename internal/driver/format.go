@@ -1,0 +1,68 @@
+package driver
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// WriteText prints the result as the run's closing summary.
+func WriteText(out io.Writer, res *Result) error {
+	c := res.Config
+	fmt.Fprintf(out, "\n%s, %d users, %d warehouses, mode %s, ramp %gs, timed %gs\n",
+		c.Engine, c.Users, c.Warehouses, c.Mode, c.RampSeconds, c.DurationSeconds)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "throughput\tTPM\tNOPM\t\n")
+	fmt.Fprintf(tw, "database view (HammerDB-compatible)\t%.0f\t%.0f\t\n", res.TPMDB, res.NOPMDB)
+	fmt.Fprintf(tw, "client view (storbench count)\t%.0f\t%.0f\t\n", res.TPMClient, res.NOPMClient)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  database TPM: %s\n  database NOPM: %s\n", res.Sources["tpm_db"], res.Sources["nopm_db"])
+
+	fmt.Fprintf(out, "\nresponse times in ms (client-measured, timed window)\n")
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "transaction\tcount\trollbacks\tretries\terrors\tmean\tp50\tp90\tp95\tp99\tmax\t90%% limit\t\n")
+	for t := range tpcc.NumTransactions {
+		s := res.Transactions.Of(t)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.0f\t\n", t, s.Count, s.Rollbacks,
+			s.Retries, s.Errors, s.MeanMs, s.P50Ms, s.P90Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.P90LimitMs)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if d := res.Transactions.Delivery; d.Skipped > 0 {
+		fmt.Fprintf(out, "  delivery: %d districts had no order to deliver (skipped, 2.7.4.2)\n", d.Skipped)
+	}
+
+	fmt.Fprintf(out, "\ninput audit (5.5.1.5)\n")
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, a := range res.Audit {
+		fmt.Fprintf(tw, "  %s\t%.2f%s\t[%g, %g]\t%s\t%s\n", a.Name, a.Value, a.Unit, a.Min, a.Max, a.Status, a.Note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(res.ErrorsByKind) > 0 {
+		kinds := make([]string, 0, len(res.ErrorsByKind))
+		for k := range res.ErrorsByKind {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(out, "\nerrors by kind:")
+		for _, k := range kinds {
+			fmt.Fprintf(out, " %s=%d", k, res.ErrorsByKind[k])
+		}
+		fmt.Fprintln(out)
+	}
+	cpu := res.ClientCPU
+	fmt.Fprintf(out, "\nclient CPU: %.1f µs per completed transaction (user %.2f s, system %.2f s over the window)\n",
+		cpu.PerTransactionMicros, cpu.UserSeconds, cpu.SystemSeconds)
+	for _, n := range res.Notes {
+		fmt.Fprintf(out, "note: %s\n", n)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package driver
+
+import (
+	"encoding/base64"
+	"syscall"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// Result is a run's outcome: what the JSON file holds and the text summary shows.
+// Every throughput figure says where it comes from: the database's own counters
+// (HammerDB's view) or the client's count of completed transactions.
+type Result struct {
+	Config RunConfig `json:"config"`
+	// Start and End bound the timed window.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Database view (HammerDB-compatible): counter deltas over the window, per minute.
+	TPMDB  float64 `json:"tpm_db"`
+	NOPMDB float64 `json:"nopm_db"`
+	// Client view: transactions completed inside the window, per minute.
+	TPMClient  float64 `json:"tpm_client"`
+	NOPMClient float64 `json:"nopm_client"`
+	// Sources names where each figure comes from.
+	Sources      map[string]string `json:"sources"`
+	Transactions Transactions      `json:"transactions"`
+	Audit        []tpcc.AuditRow   `json:"audit"`
+	ErrorsByKind map[string]int64  `json:"errors_by_kind"`
+	ClientCPU    ClientCPU         `json:"client_cpu"`
+	Timeline     []Second          `json:"timeline"`
+	Notes        []string          `json:"notes,omitempty"`
+}
+
+// RunConfig is the run's configuration as recorded (no password).
+type RunConfig struct {
+	Engine          string  `json:"engine"`
+	DSN             string  `json:"dsn"`
+	Mode            string  `json:"mode"`
+	Users           int     `json:"users"`
+	RampSeconds     float64 `json:"ramp_s"`
+	DurationSeconds float64 `json:"duration_s"`
+	AllWarehouses   bool    `json:"all_warehouses"`
+	Keying          bool    `json:"keying"`
+	Warehouses      int     `json:"warehouses"`
+	Seed            uint64  `json:"seed"`
+	CLoad           int     `json:"c_load"` // -1: unknown
+	CRun            int     `json:"c_run"`
+	MaxRetries      int     `json:"max_retries"`
+	Version         string  `json:"storbench_version"`
+	ServerVersion   string  `json:"server_version"`
+}
+
+// Transactions holds per-type statistics in the spec's order.
+type Transactions struct {
+	NewOrder    TxnStats `json:"new_order"`
+	Payment     TxnStats `json:"payment"`
+	OrderStatus TxnStats `json:"order_status"`
+	Delivery    TxnStats `json:"delivery"`
+	StockLevel  TxnStats `json:"stock_level"`
+}
+
+// Of returns the statistics of one type.
+func (t *Transactions) Of(x tpcc.Transaction) *TxnStats {
+	return [...]*TxnStats{&t.NewOrder, &t.Payment, &t.OrderStatus, &t.Delivery, &t.StockLevel}[x]
+}
+
+// TxnStats are one transaction type's counts and latencies (client-measured response
+// times of completed transactions, retries included, keying and think times not).
+type TxnStats struct {
+	Count     int64 `json:"count"`     // completed, rollbacks included
+	Rollbacks int64 `json:"rollbacks"` // New-Order's expected 1% (2.4.2.3)
+	Retries   int64 `json:"retries"`   // serialization failures and deadlocks retried
+	Errors    int64 `json:"errors"`    // failed after retries
+	// Skipped counts Delivery's districts with nothing to deliver (2.7.4.2).
+	Skipped    int64   `json:"skipped,omitempty"`
+	MeanMs     float64 `json:"mean_ms"`
+	P50Ms      float64 `json:"p50_ms"`
+	P90Ms      float64 `json:"p90_ms"`
+	P95Ms      float64 `json:"p95_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	P90LimitMs float64 `json:"p90_limit_ms"` // 5.2.5.4
+	// Histogram is the HdrHistogram (µs) in its V2 compressed encoding, base64, so
+	// repeated runs can be merged exactly later.
+	Histogram string `json:"histogram"`
+}
+
+// ClientCPU is the CPU time this process spent over the timed window.
+type ClientCPU struct {
+	UserSeconds   float64 `json:"user_s"`
+	SystemSeconds float64 `json:"system_s"`
+	// PerTransactionMicros is (user + system) ÷ transactions completed in the window.
+	PerTransactionMicros float64 `json:"us_per_txn"`
+}
+
+// Second is one second of the run, counted by the client (ramp seconds have T < 0).
+type Second struct {
+	T      int     `json:"t"` // seconds from the window's start
+	Phase  string  `json:"phase"`
+	TPM    float64 `json:"tpm"`
+	NOPM   float64 `json:"nopm"`
+	Errors int64   `json:"errors"`
+}
+
+func resultConfig(cfg Config) RunConfig {
+	return RunConfig{Mode: string(cfg.Mode), Users: cfg.Users, RampSeconds: cfg.Ramp.Seconds(),
+		DurationSeconds: cfg.Duration.Seconds(), AllWarehouses: cfg.AllWarehouses, Keying: cfg.Keying,
+		Seed: cfg.Seed, MaxRetries: cfg.MaxRetries}
+}
+
+// finish computes the result from the window's measurements.
+func (res *Result) finish(w *window, shards []*shard, cfg Config) {
+	res.Start, res.End = w.start, w.end
+	minutes := w.end.Sub(w.start).Minutes()
+	res.TPMDB = PerMinute(w.after.Transactions-w.before.Transactions, minutes)
+	res.NOPMDB = PerMinute(w.after.NextOrderIDs-w.before.NextOrderIDs, minutes)
+	res.Sources = map[string]string{
+		"tpm_db":      w.after.TransactionsSource + ", delta over the timed window",
+		"nopm_db":     w.after.NewOrdersSource + ", delta over the timed window (committed New-Orders only)",
+		"tpm_client":  "transactions of all five types completed inside the timed window, counted by storbench",
+		"nopm_client": "New-Orders completed inside the timed window, counted by storbench (the 1% rolled back included, as the spec counts them)",
+		"latency":     "client-measured response time per transaction, HdrHistogram 3 significant digits",
+	}
+	hist, counts, kinds, in := mergeShards(shards)
+	var completed int64
+	for t := range tpcc.NumTransactions {
+		s := res.Transactions.Of(t)
+		c := counts[t]
+		*s = TxnStats{Count: c.completed, Rollbacks: c.rollbacks, Retries: c.retries, Errors: c.errors,
+			Skipped: c.skipped, P90LimitMs: tpcc.Paces[t].P90Limit * 1000}
+		latencies(s, hist[t])
+		completed += c.completed
+	}
+	res.TPMClient = PerMinute(completed, minutes)
+	res.NOPMClient = PerMinute(counts[tpcc.NewOrder].completed, minutes)
+	res.ErrorsByKind = kinds
+	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
+	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
+	res.Timeline = w.timeline
+}
+
+// PerMinute converts a count over a window to a rate per minute.
+func PerMinute(n int64, minutes float64) float64 {
+	if minutes <= 0 {
+		return 0
+	}
+	return float64(n) / minutes
+}
+
+func latencies(s *TxnStats, h *hdrhistogram.Histogram) {
+	if h.TotalCount() == 0 {
+		return
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	s.MeanMs = h.Mean() / 1000
+	s.P50Ms = ms(h.ValueAtQuantile(50))
+	s.P90Ms = ms(h.ValueAtQuantile(90))
+	s.P95Ms = ms(h.ValueAtQuantile(95))
+	s.P99Ms = ms(h.ValueAtQuantile(99))
+	s.MaxMs = ms(h.Max())
+	if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		s.Histogram = base64.StdEncoding.EncodeToString(enc)
+	}
+}
+
+func clientCPU(before, after syscall.Rusage, completed int64) ClientCPU {
+	user := tvSeconds(after.Utime) - tvSeconds(before.Utime)
+	sys := tvSeconds(after.Stime) - tvSeconds(before.Stime)
+	c := ClientCPU{UserSeconds: user, SystemSeconds: sys}
+	if completed > 0 {
+		c.PerTransactionMicros = (user + sys) * 1e6 / float64(completed)
+	}
+	return c
+}
+
+func tvSeconds(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }

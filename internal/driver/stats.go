@@ -1,0 +1,119 @@
+package driver
+
+import (
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// Latency histograms count microseconds from 1 µs to 5 minutes with 3 significant
+// digits: Stock-Level's 20 s limit (5.2.5.4) is well inside, and nothing is clamped.
+const (
+	histMin     = 1
+	histMax     = int64(5 * time.Minute / time.Microsecond)
+	histSigFigs = 3
+)
+
+func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigFigs) }
+
+// shard holds the statistics of a group of virtual users behind one mutex. A
+// histogram of this precision is ~160 KB, so thousands of users share a few shards
+// instead of holding five histograms each; with users spread over the shards the lock
+// is rarely contended.
+type shard struct {
+	mu sync.Mutex
+	// Timed window only.
+	hist      [tpcc.NumTransactions]*hdrhistogram.Histogram
+	counts    [tpcc.NumTransactions]txnCounts
+	errorKind map[string]int64
+	inputs    tpcc.InputStats
+	// Every phase, read by the ticker for the timeline and progress.
+	total      progressCounts
+	newOrderIv *hdrhistogram.Histogram // New-Order latencies since the last tick
+}
+
+type txnCounts struct {
+	completed, rollbacks, retries, errors, skipped int64
+}
+
+// progressCounts are cumulative; the ticker takes differences.
+type progressCounts struct {
+	completed, newOrders, errors int64
+}
+
+func newShard() *shard {
+	s := &shard{errorKind: map[string]int64{}, newOrderIv: newHistogram()}
+	for i := range s.hist {
+		s.hist[i] = newHistogram()
+	}
+	return s
+}
+
+// outcome is one transaction as a virtual user saw it.
+type outcome struct {
+	txn        tpcc.Transaction
+	latency    time.Duration
+	inWindow   bool
+	err        error
+	errKind    string
+	retries    int
+	rolledBack bool
+	skipped    int
+}
+
+func (s *shard) record(o *outcome, in *inputs) {
+	us := o.latency.Microseconds()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o.err != nil {
+		s.total.errors++
+	} else {
+		s.total.completed++
+		if o.txn == tpcc.NewOrder {
+			s.total.newOrders++
+			s.newOrderIv.RecordValue(clamp(us))
+		}
+	}
+	if !o.inWindow {
+		return
+	}
+	c := &s.counts[o.txn]
+	c.retries += int64(o.retries)
+	if o.err != nil {
+		c.errors++
+		s.errorKind[o.errKind]++
+		return
+	}
+	c.completed++
+	c.skipped += int64(o.skipped)
+	if o.rolledBack {
+		c.rollbacks++
+	}
+	s.hist[o.txn].RecordValue(clamp(us))
+	switch o.txn {
+	case tpcc.NewOrder:
+		s.inputs.CountNewOrder(&in.newOrder)
+	case tpcc.Payment:
+		s.inputs.CountPayment(&in.payment)
+	case tpcc.OrderStatus:
+		s.inputs.CountOrderStatus(&in.orderStatus)
+	}
+}
+
+// clamp keeps a value inside the histogram's range; only a latency above 5 minutes
+// could leave it, and the maximum still shows it happened.
+func clamp(us int64) int64 {
+	return max(histMin, min(us, histMax))
+}
+
+// snapshot reads the cumulative progress counts and takes the interval histogram.
+func (s *shard) snapshot(into *hdrhistogram.Histogram) progressCounts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	into.Merge(s.newOrderIv)
+	s.newOrderIv.Reset()
+	return s.total
+}

@@ -1,0 +1,146 @@
+package driver
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// inputs are a user's reusable input structs: drawing a transaction allocates nothing.
+type inputs struct {
+	newOrder    tpcc.NewOrderInput
+	payment     tpcc.PaymentInput
+	orderStatus tpcc.OrderStatusInput
+	delivery    tpcc.DeliveryInput
+	stockLevel  tpcc.StockLevelInput
+}
+
+// user is one virtual user: its own session, deck and input stream.
+type user struct {
+	id      int
+	session engine.Session
+	gen     *tpcc.Inputs
+	deck    *tpcc.Deck
+	// home is the user's warehouse; with all-warehouses, homes are the warehouses it
+	// cycles through (HammerDB's "use all warehouses").
+	home      int
+	homes     []int
+	nextHome  int
+	district  int // fixed Stock-Level district (2.8.1.1)
+	shard     *shard
+	in        inputs
+	reconnect func(ctx context.Context) (engine.Session, error)
+}
+
+func (u *user) warehouse() int {
+	if len(u.homes) == 0 {
+		return u.home
+	}
+	w := u.homes[u.nextHome]
+	u.nextHome = (u.nextHome + 1) % len(u.homes)
+	return w
+}
+
+// loop runs transactions until the run stops it. Errors never end it: they are
+// counted, and a lost connection is reopened with backoff.
+func (u *user) loop(ctx context.Context, r *run) {
+	for !r.stopping() {
+		t := u.deck.Next()
+		w := u.warehouse()
+		u.draw(t, w)
+		if r.cfg.Keying && !r.pause(ctx, time.Duration(tpcc.Paces[t].Keying*float64(time.Second))) {
+			return
+		}
+		o := outcome{txn: t}
+		began := time.Now()
+		for {
+			var err error
+			o.rolledBack, o.skipped, err = u.execute(ctx, t)
+			if err == nil {
+				break
+			}
+			f := r.db.Classify(err)
+			if f.Retry && o.retries < r.cfg.MaxRetries {
+				o.retries++
+				continue
+			}
+			o.err, o.errKind = err, f.Kind
+			if f.Lost && !u.reopen(ctx, r) {
+				return
+			}
+			break
+		}
+		end := time.Now()
+		o.latency = end.Sub(began)
+		o.inWindow = !end.Before(r.windowStart) && end.Before(r.windowEnd)
+		u.shard.record(&o, &u.in)
+		if r.cfg.Keying && !r.pause(ctx, thinkTime(u.gen.Rand(), tpcc.Paces[t].MeanThink)) {
+			return
+		}
+	}
+}
+
+func (u *user) draw(t tpcc.Transaction, w int) {
+	switch t {
+	case tpcc.NewOrder:
+		u.gen.NewOrder(w, &u.in.newOrder)
+	case tpcc.Payment:
+		u.gen.Payment(w, &u.in.payment)
+	case tpcc.OrderStatus:
+		u.gen.OrderStatus(w, &u.in.orderStatus)
+	case tpcc.Delivery:
+		u.gen.Delivery(w, &u.in.delivery)
+	case tpcc.StockLevel:
+		// 2.8.1.1: Stock-Level always uses the user's own warehouse and district.
+		u.gen.StockLevel(u.home, u.district, &u.in.stockLevel)
+	}
+}
+
+func (u *user) execute(ctx context.Context, t tpcc.Transaction) (rolledBack bool, skipped int, err error) {
+	switch t {
+	case tpcc.NewOrder:
+		rolledBack, err = u.session.NewOrder(ctx, &u.in.newOrder)
+	case tpcc.Payment:
+		err = u.session.Payment(ctx, &u.in.payment)
+	case tpcc.OrderStatus:
+		err = u.session.OrderStatus(ctx, &u.in.orderStatus)
+	case tpcc.Delivery:
+		skipped, err = u.session.Delivery(ctx, &u.in.delivery)
+	case tpcc.StockLevel:
+		_, err = u.session.StockLevel(ctx, &u.in.stockLevel)
+	}
+	return rolledBack, skipped, err
+}
+
+// reopen replaces a lost session, retrying with backoff until the run stops.
+func (u *user) reopen(ctx context.Context, r *run) bool {
+	u.session.Close()
+	backoff := 100 * time.Millisecond
+	for !r.stopping() {
+		s, err := u.reconnect(ctx)
+		if err == nil {
+			u.session = s
+			return true
+		}
+		if !r.pause(ctx, backoff) {
+			break
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+	u.session = closedSession{}
+	return false
+}
+
+// thinkTime is the spec's think time: -ln(r) × mean, at most 10 × mean (5.2.5.4).
+func thinkTime(r *tpcc.Rand, mean float64) time.Duration {
+	s := math.Min(-math.Log(1-r.Float())*mean, 10*mean)
+	return time.Duration(s * float64(time.Second))
+}
+
+// closedSession stands in for a session that could not be reopened before the end.
+type closedSession struct{ engine.Session }
+
+func (closedSession) Close() {}

@@ -1,0 +1,181 @@
+// Package engine is the boundary between the engine-free workload (package tpcc, the
+// driver) and a database: one small set of interfaces, one package per engine
+// (postgres now; mariadb and sqlite next), chosen by the DSN's scheme.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// Database is an open TPC-C database of one engine.
+type Database interface {
+	// Engine names the engine ("postgres").
+	Engine() string
+	// ServerVersion is the server's own version string.
+	ServerVersion(ctx context.Context) (string, error)
+	// ExistingTables lists the TPC-C tables (and storbench's metadata table) present.
+	ExistingTables(ctx context.Context) ([]string, error)
+	// CreateTables creates the empty tables, without indexes or constraints.
+	CreateTables(ctx context.Context) error
+	// NewLoader opens one load connection; build uses several in parallel.
+	NewLoader(ctx context.Context) (Loader, error)
+	// FinishBuild creates indexes, constraints and stored procedures, records info,
+	// and refreshes the planner's statistics.
+	FinishBuild(ctx context.Context, info BuildInfo) error
+	// BuildInfo reads what FinishBuild recorded; ErrNoBuildInfo when the database was
+	// built by another tool (its warehouse count is still given).
+	BuildInfo(ctx context.Context) (BuildInfo, error)
+	// Drop removes the TPC-C tables (only those, and storbench's metadata) and returns
+	// the names it dropped.
+	Drop(ctx context.Context) ([]string, error)
+	// Connect opens one virtual user's session.
+	Connect(ctx context.Context, mode Mode) (Session, error)
+	// Counters reads the database's own throughput counters (HammerDB's view).
+	Counters(ctx context.Context) (Counters, error)
+	// Check runs one consistency query (tpcc.Check) and returns its violation count
+	// and the first violating keys, formatted.
+	Check(ctx context.Context, query string) (violations int64, keys []string, err error)
+	// Classify tells the driver what a transaction error means.
+	Classify(err error) Failure
+	Close()
+}
+
+// Loader streams text rows (tpcc.Generator's format) into one table.
+type Loader interface {
+	Load(ctx context.Context, table tpcc.Table, rows io.Reader) (int64, error)
+	Close()
+}
+
+// Session is one virtual user's connection. Its methods run one whole transaction,
+// committed, or rolled back where the spec says so.
+type Session interface {
+	// NewOrder reports rolledBack when the unused item made it roll back (2.4.2.3).
+	NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (rolledBack bool, err error)
+	Payment(ctx context.Context, in *tpcc.PaymentInput) error
+	OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput) error
+	// Delivery reports how many districts had no order to deliver (2.7.4.2).
+	Delivery(ctx context.Context, in *tpcc.DeliveryInput) (skipped int, err error)
+	// StockLevel returns the count of distinct low-stock items (2.8.2.2).
+	StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (int, error)
+	Close()
+}
+
+// Mode is how transactions reach the server.
+type Mode string
+
+const (
+	// Procedures runs each transaction as one call of a stored procedure created by
+	// build: one round trip per transaction.
+	Procedures Mode = "procedures"
+	// SQL runs each transaction as client-side statements: the portable path.
+	SQL Mode = "sql"
+)
+
+// ParseMode validates a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case Procedures, SQL:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("unknown mode %q: use procedures or sql", s)
+}
+
+// BuildInfo is what a storbench build records in the database.
+type BuildInfo struct {
+	Warehouses int       `json:"warehouses"`
+	Seed       uint64    `json:"seed"`
+	CLoad      int       `json:"c_load"` // NURand C used for c_last at load (2.1.6.1)
+	BuiltAt    time.Time `json:"built_at"`
+	Version    string    `json:"storbench_version"`
+}
+
+// ErrNoBuildInfo: the tables exist but storbench did not build them.
+var ErrNoBuildInfo = errors.New("no storbench build information in this database")
+
+// Counters are a database's own cumulative counters, read at the edges of the timed
+// window for the HammerDB-compatible throughput.
+type Counters struct {
+	// Transactions is commits + rollbacks of the benchmark database.
+	Transactions int64
+	// NextOrderIDs is sum(d_next_o_id): it grows by one per committed New-Order.
+	NextOrderIDs int64
+	At           time.Time
+	// Where the two counters come from, for the result's labels.
+	TransactionsSource, NewOrdersSource string
+}
+
+// Failure is what a transaction error means to the driver.
+type Failure struct {
+	// Retry: a serialization failure or deadlock; the driver runs the transaction again.
+	Retry bool
+	// Kind names the error for per-type counts (an SQLSTATE, "connection", …).
+	Kind string
+	// Lost: the session is unusable and must be reconnected.
+	Lost bool
+}
+
+// Opener opens a database from a DSN whose scheme selected the engine.
+type Opener func(ctx context.Context, dsn string) (Database, error)
+
+var openers = map[string]Opener{}
+
+// Register makes an engine available for the given DSN schemes. Engine packages call
+// it from init.
+func Register(open Opener, schemes ...string) {
+	for _, s := range schemes {
+		openers[s] = open
+	}
+}
+
+// ErrInput marks errors in what the user gave (a bad DSN, an unknown scheme): the
+// command line reports them with exit code 2.
+var ErrInput = errors.New("invalid input")
+
+// Open opens the database a DSN names.
+func Open(ctx context.Context, dsn string) (Database, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return nil, fmt.Errorf("%w: --dsn %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", ErrInput, RedactDSN(dsn))
+	}
+	open, ok := openers[u.Scheme]
+	if !ok {
+		var known []string
+		for s := range openers {
+			known = append(known, s+"://")
+		}
+		sort.Strings(known)
+		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", ErrInput, u.Scheme, strings.Join(known, " or "))
+	}
+	return open(ctx, dsn)
+}
+
+// RedactDSN removes the password from a DSN so it can be printed and stored.
+func RedactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		if i := strings.LastIndex(dsn, "@"); i >= 0 {
+			return "…" + dsn[i:]
+		}
+		return dsn
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}

@@ -1,0 +1,215 @@
+// Package load builds a TPC-C database: schema, parallel generation and loading of
+// the initial data (tpcc.Generator into an engine.Loader), then keys, procedures and
+// statistics. It is engine-free: the engine only creates tables and ingests rows.
+package load
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// Options configure a build.
+type Options struct {
+	Warehouses int
+	Workers    int    // load connections in parallel
+	Seed       uint64 // same seed, same rows
+	Version    string // storbench version recorded with the build
+	// Progress, when set, is called about once a second and at the end of each phase.
+	Progress func(Progress)
+}
+
+// Progress is a build's state.
+type Progress struct {
+	Phase          string // "load", "index", "done"
+	WarehousesDone int
+	Warehouses     int
+	Rows           int64
+	Elapsed        time.Duration
+	RowsPerSecond  float64
+	ETA            time.Duration // of the load phase, from the rows still to come
+}
+
+// Summary is what a finished build reports.
+type Summary struct {
+	Warehouses    int
+	Rows          int64
+	LoadTime      time.Duration // generation + COPY
+	IndexTime     time.Duration // keys, indexes, procedures, ANALYZE
+	Total         time.Duration
+	RowsPerSecond float64 // over the load phase
+}
+
+// Build creates and loads the schema. It refuses to touch a database that already
+// holds any of storbench's tables: it never drops anything itself.
+func Build(ctx context.Context, db engine.Database, opts Options) (Summary, error) {
+	if opts.Warehouses < 1 {
+		return Summary{}, fmt.Errorf("%w: --warehouses must be at least 1", engine.ErrInput)
+	}
+	if opts.Workers < 1 {
+		return Summary{}, fmt.Errorf("%w: --workers must be at least 1", engine.ErrInput)
+	}
+	existing, err := db.ExistingTables(ctx)
+	if err != nil {
+		return Summary{}, fmt.Errorf("inspect database: %w", err)
+	}
+	if len(existing) > 0 {
+		return Summary{}, fmt.Errorf("%w: the database already holds TPC-C tables (%s): run storbench drop first, or use another database",
+			engine.ErrInput, strings.Join(existing, ", "))
+	}
+	start := time.Now()
+	if err := db.CreateTables(ctx); err != nil {
+		return Summary{}, fmt.Errorf("create tables: %w", err)
+	}
+	gen := tpcc.NewGenerator(opts.Seed, start)
+	l := &loadRun{opts: opts, gen: gen, start: start}
+	stopTicker := l.tick()
+	err = l.run(ctx, db)
+	stopTicker()
+	if err != nil {
+		return Summary{}, err
+	}
+	loaded := time.Now()
+	sum := Summary{Warehouses: opts.Warehouses, Rows: l.rows.Load(), LoadTime: loaded.Sub(start)}
+	sum.RowsPerSecond = float64(sum.Rows) / sum.LoadTime.Seconds()
+	l.report("index")
+	info := engine.BuildInfo{Warehouses: opts.Warehouses, Seed: opts.Seed, CLoad: gen.Constants.CLast,
+		BuiltAt: start, Version: opts.Version}
+	if err := db.FinishBuild(ctx, info); err != nil {
+		return Summary{}, err
+	}
+	sum.Total = time.Since(start)
+	sum.IndexTime = sum.Total - sum.LoadTime
+	l.report("done")
+	return sum, nil
+}
+
+type loadRun struct {
+	opts   Options
+	gen    *tpcc.Generator
+	start  time.Time
+	rows   atomic.Int64
+	whDone atomic.Int64
+}
+
+// run hands the item table and then each warehouse to the workers, each with its own
+// connection, and stops them all at the first error.
+func (l *loadRun) run(ctx context.Context, db engine.Database) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	jobs := make(chan int, l.opts.Warehouses+1)
+	jobs <- 0 // the item table
+	for w := 1; w <= l.opts.Warehouses; w++ {
+		jobs <- w
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	for range min(l.opts.Workers, l.opts.Warehouses+1) {
+		wg.Go(func() {
+			ld, err := db.NewLoader(ctx)
+			if err != nil {
+				cancel(fmt.Errorf("open load connection: %w", err))
+				return
+			}
+			defer ld.Close()
+			for w := range jobs {
+				if ctx.Err() != nil {
+					return
+				}
+				if err := l.loadJob(ctx, ld, w); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && ctx.Err() != nil {
+		return err
+	}
+	return nil
+}
+
+func (l *loadRun) loadJob(ctx context.Context, ld engine.Loader, w int) error {
+	if w == 0 {
+		return l.stream(ctx, ld, tpcc.ItemTable, 0, l.gen.WriteItems)
+	}
+	wh := l.gen.Warehouse(w)
+	for _, t := range tpcc.WarehouseTables {
+		if err := l.stream(ctx, ld, t, w, func(out io.Writer) (int64, error) { return wh.Write(t, out) }); err != nil {
+			return err
+		}
+	}
+	l.whDone.Add(1)
+	return nil
+}
+
+// stream pipes the generator into the loader: generation and ingestion overlap.
+func (l *loadRun) stream(ctx context.Context, ld engine.Loader, t tpcc.Table, w int, gen func(io.Writer) (int64, error)) error {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := gen(pw)
+		pw.CloseWithError(err)
+	}()
+	n, err := ld.Load(ctx, t, pr)
+	pr.CloseWithError(io.ErrClosedPipe) // unblocks the generator if the load failed
+	if err != nil {
+		if w == 0 {
+			return fmt.Errorf("load %s: %w", t, err)
+		}
+		return fmt.Errorf("load %s for warehouse %d: %w", t, w, err)
+	}
+	l.rows.Add(n)
+	return nil
+}
+
+// tick reports progress every second until the returned stop is called.
+func (l *loadRun) tick() (stop func()) {
+	if l.opts.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				l.report("load")
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+func (l *loadRun) report(phase string) {
+	if l.opts.Progress == nil {
+		return
+	}
+	p := Progress{Phase: phase, WarehousesDone: int(l.whDone.Load()), Warehouses: l.opts.Warehouses,
+		Rows: l.rows.Load(), Elapsed: time.Since(l.start)}
+	p.RowsPerSecond = float64(p.Rows) / p.Elapsed.Seconds()
+	if left := expectedRows(l.opts.Warehouses) - p.Rows; phase == "load" && p.Rows > 0 && left > 0 {
+		p.ETA = time.Duration(float64(left) / p.RowsPerSecond * float64(time.Second))
+	}
+	l.opts.Progress(p)
+}
+
+// expectedRows is the initial row count of a database (order_line on average).
+func expectedRows(warehouses int) int64 {
+	var per int64
+	for _, n := range tpcc.RowsPerWarehouse {
+		per += n
+	}
+	return tpcc.Items + int64(warehouses)*per
+}

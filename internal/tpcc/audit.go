@@ -1,0 +1,132 @@
+package tpcc
+
+import (
+	"fmt"
+	"math"
+)
+
+// InputStats counts the inputs of completed transactions for the input audit. One per
+// virtual user; merge with Add.
+type InputStats struct {
+	NewOrders, Rollbacks, OrderLines, RemoteLines int64
+	Payments, RemotePayments, PaymentsByName      int64
+	OrderStatuses, OrderStatusesByName            int64
+}
+
+// CountNewOrder records a completed New-Order's inputs.
+func (s *InputStats) CountNewOrder(no *NewOrderInput) {
+	s.NewOrders++
+	if no.Rollback {
+		s.Rollbacks++
+	}
+	s.OrderLines += int64(len(no.Lines))
+	s.RemoteLines += int64(no.Remote)
+}
+
+// CountPayment records a completed Payment's inputs.
+func (s *InputStats) CountPayment(p *PaymentInput) {
+	s.Payments++
+	if p.Remote() {
+		s.RemotePayments++
+	}
+	if p.ByName {
+		s.PaymentsByName++
+	}
+}
+
+// CountOrderStatus records a completed Order-Status's inputs.
+func (s *InputStats) CountOrderStatus(o *OrderStatusInput) {
+	s.OrderStatuses++
+	if o.ByName {
+		s.OrderStatusesByName++
+	}
+}
+
+// Add merges o into s.
+func (s *InputStats) Add(o *InputStats) {
+	s.NewOrders += o.NewOrders
+	s.Rollbacks += o.Rollbacks
+	s.OrderLines += o.OrderLines
+	s.RemoteLines += o.RemoteLines
+	s.Payments += o.Payments
+	s.RemotePayments += o.RemotePayments
+	s.PaymentsByName += o.PaymentsByName
+	s.OrderStatuses += o.OrderStatuses
+	s.OrderStatusesByName += o.OrderStatusesByName
+}
+
+// Audit verdicts.
+const (
+	Pass = "PASS"
+	Fail = "FAIL"
+	Skip = "SKIP"
+)
+
+// AuditRow is one line of the input audit of 5.5.1.5.
+type AuditRow struct {
+	Name    string  `json:"name"`
+	Value   float64 `json:"value"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	Unit    string  `json:"unit"`
+	Samples int64   `json:"samples"`
+	// Needed is the sample size at which the allowed range is three standard errors
+	// wide on each side of the expected value: below it a correct driver would fail
+	// by chance too often for a verdict to mean anything, so the row is SKIP.
+	Needed int64  `json:"needed"`
+	Status string `json:"status"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Audit checks the inputs against the variability allowed by 5.5.1.5.
+func Audit(s InputStats, warehouses int) []AuditRow {
+	rows := []AuditRow{
+		proportion("new-order rollbacks", s.Rollbacks, s.NewOrders, 0.01, 0.009, 0.011),
+		mean("order lines per new-order", s.OrderLines, s.NewOrders, 10, 10, 9.5, 10.5),
+		proportion("remote order lines", s.RemoteLines, s.OrderLines, 0.01, 0.0095, 0.0105),
+		proportion("remote payments", s.RemotePayments, s.Payments, 0.15, 0.14, 0.16),
+		proportion("payments by last name", s.PaymentsByName, s.Payments, 0.60, 0.57, 0.63),
+		proportion("order-status by last name", s.OrderStatusesByName, s.OrderStatuses, 0.60, 0.57, 0.63),
+	}
+	if warehouses < 2 {
+		for i := range rows {
+			if rows[i].Name == "remote order lines" || rows[i].Name == "remote payments" {
+				rows[i].Status, rows[i].Note = Skip, "one warehouse: nothing can be remote"
+			}
+		}
+	}
+	return rows
+}
+
+func proportion(name string, hits, n int64, p, lo, hi float64) AuditRow {
+	tol := math.Min(p-lo, hi-p)
+	row := AuditRow{Name: name, Min: lo * 100, Max: hi * 100, Unit: "%", Samples: n,
+		Needed: int64(math.Ceil(9 * p * (1 - p) / (tol * tol)))}
+	if n > 0 {
+		row.Value = float64(hits) / float64(n) * 100
+	}
+	return verdict(row)
+}
+
+func mean(name string, sum, n int64, mu, variance, lo, hi float64) AuditRow {
+	tol := math.Min(mu-lo, hi-mu)
+	row := AuditRow{Name: name, Min: lo, Max: hi, Samples: n,
+		Needed: int64(math.Ceil(9 * variance / (tol * tol)))}
+	if n > 0 {
+		row.Value = float64(sum) / float64(n)
+	}
+	return verdict(row)
+}
+
+func verdict(row AuditRow) AuditRow {
+	switch {
+	case row.Samples < row.Needed:
+		row.Status = Skip
+		row.Note = fmt.Sprintf("%d samples, %d needed for a verdict", row.Samples, row.Needed)
+	case row.Value < row.Min || row.Value > row.Max:
+		row.Status = Fail
+	default:
+		row.Status = Pass
+	}
+	return row
+}

@@ -1,0 +1,168 @@
+package tpcc
+
+// The inputs of each transaction, drawn by Inputs per the spec so that every engine
+// and mode executes exactly the same work; the engine only runs them.
+
+// OrderLine is one line of a New-Order (2.4.1.5).
+type OrderLine struct {
+	ItemID, SupplyWID, Quantity int
+}
+
+// NewOrderInput is a New-Order's input (2.4.1).
+type NewOrderInput struct {
+	WID, DID, CID int
+	Lines         []OrderLine
+	// Rollback is set when the last line carries an unused item id: the transaction
+	// must roll back (2.4.1.4) and still counts as a completed New-Order.
+	Rollback bool
+	AllLocal bool
+	Remote   int // lines supplied by another warehouse
+}
+
+// PaymentInput is a Payment's input (2.5.1).
+type PaymentInput struct {
+	WID, DID   int // home warehouse and district, where the payment is recorded
+	CWID, CDID int // the customer's warehouse and district
+	CID        int // when !ByName
+	CLast      string
+	ByName     bool
+	Amount     int64 // cents, 1.00..5000.00
+}
+
+// Remote reports whether the customer belongs to another warehouse.
+func (p *PaymentInput) Remote() bool { return p.CWID != p.WID }
+
+// OrderStatusInput is an Order-Status's input (2.6.1).
+type OrderStatusInput struct {
+	WID, DID int
+	CID      int
+	CLast    string
+	ByName   bool
+}
+
+// DeliveryInput is a Delivery's input (2.7.1).
+type DeliveryInput struct {
+	WID, CarrierID int
+}
+
+// StockLevelInput is a Stock-Level's input (2.8.1).
+type StockLevelInput struct {
+	WID, DID, Threshold int
+}
+
+// UnusedItemID is the item id of the New-Orders that must roll back (2.4.1.5: "an
+// unused value").
+const UnusedItemID = Items + 1
+
+// Inputs draws transaction inputs for one virtual user.
+type Inputs struct {
+	r          *Rand
+	c          Constants
+	warehouses int
+	names      [1000]string // c_last by number, built once
+}
+
+// NewInputs returns an input source. Constants are the run's C values (RunConstants),
+// shared by all users; warehouses is the database's warehouse count.
+func NewInputs(r *Rand, c Constants, warehouses int) *Inputs {
+	in := &Inputs{r: r, c: c, warehouses: warehouses}
+	for i := range in.names {
+		in.names[i] = LastName(i)
+	}
+	return in
+}
+
+// Rand exposes the user's generator for pacing decisions.
+func (in *Inputs) Rand() *Rand { return in.r }
+
+// otherWarehouse picks a warehouse other than home uniformly.
+func (in *Inputs) otherWarehouse(home int) int {
+	w := in.r.Int(1, in.warehouses-1)
+	if w >= home {
+		w++
+	}
+	return w
+}
+
+func (in *Inputs) customerID() int { return in.r.NURand(ACID, 1, CustomersPerDistrict, in.c.CID) }
+
+func (in *Inputs) lastName() string { return in.names[in.r.NURand(ALast, 0, 999, in.c.CLast)] }
+
+// NewOrder fills a New-Order for home warehouse w, reusing in's line slice.
+func (in *Inputs) NewOrder(w int, no *NewOrderInput) {
+	r := in.r
+	no.WID = w
+	no.DID = r.Int(1, DistrictsPerWarehouse) // 2.4.1.2
+	no.CID = in.customerID()                 // 2.4.1.2
+	n := r.Int(MinOrderLines, MaxOrderLines) // 2.4.1.3
+	no.Rollback = r.Percent(1)               // 2.4.1.4
+	no.Lines = no.Lines[:0]
+	no.AllLocal = true
+	no.Remote = 0
+	for i := range n {
+		l := OrderLine{
+			ItemID:    r.NURand(AItemID, 1, Items, in.c.ItemID), // 2.4.1.5.1
+			SupplyWID: w,
+			Quantity:  r.Int(1, 10), // 2.4.1.5.3
+		}
+		if no.Rollback && i == n-1 {
+			l.ItemID = UnusedItemID
+		}
+		// 2.4.1.5.2: 1% of lines come from a remote warehouse, when there is one.
+		if in.warehouses > 1 && r.Percent(1) {
+			l.SupplyWID = in.otherWarehouse(w)
+			no.AllLocal = false
+			no.Remote++
+		}
+		no.Lines = append(no.Lines, l)
+	}
+}
+
+// Payment fills a Payment for home warehouse w (2.5.1.1, 2.5.1.2).
+func (in *Inputs) Payment(w int, p *PaymentInput) {
+	r := in.r
+	p.WID = w
+	p.DID = r.Int(1, DistrictsPerWarehouse)
+	// 85% home customer; 15% a random district of a remote warehouse.
+	if in.warehouses > 1 && r.Int(1, 100) > 85 {
+		p.CWID = in.otherWarehouse(w)
+		p.CDID = r.Int(1, DistrictsPerWarehouse)
+	} else {
+		p.CWID, p.CDID = w, p.DID
+	}
+	// 60% by last name, 40% by id.
+	p.ByName = r.Int(1, 100) <= 60
+	p.CID, p.CLast = 0, ""
+	if p.ByName {
+		p.CLast = in.lastName()
+	} else {
+		p.CID = in.customerID()
+	}
+	p.Amount = int64(r.Int(100, 500000))
+}
+
+// OrderStatus fills an Order-Status for home warehouse w (2.6.1).
+func (in *Inputs) OrderStatus(w int, o *OrderStatusInput) {
+	r := in.r
+	o.WID = w
+	o.DID = r.Int(1, DistrictsPerWarehouse)
+	o.ByName = r.Int(1, 100) <= 60
+	o.CID, o.CLast = 0, ""
+	if o.ByName {
+		o.CLast = in.lastName()
+	} else {
+		o.CID = in.customerID()
+	}
+}
+
+// Delivery fills a Delivery for home warehouse w (2.7.1).
+func (in *Inputs) Delivery(w int, d *DeliveryInput) {
+	d.WID = w
+	d.CarrierID = in.r.Int(1, 10)
+}
+
+// StockLevel fills a Stock-Level for the user's fixed warehouse and district (2.8.1).
+func (in *Inputs) StockLevel(w, district int, s *StockLevelInput) {
+	s.WID, s.DID = w, district
+	s.Threshold = in.r.Int(10, 20)
+}
