@@ -40,19 +40,22 @@ func buildCmd() *cobra.Command {
 refresh statistics. Refuses a database that already holds TPC-C tables.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return err
+			}
 			db, err := open(c.Context(), dsn)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			p := newProgress(os.Stdout)
+			p := newProgress(c.OutOrStdout())
 			opts.Progress = p.build
 			sum, err := load.Build(c.Context(), db, opts)
 			p.end()
 			if err != nil {
 				return err
 			}
-			fmt.Printf("built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures and ANALYZE in %.1fs, total %.1fs\n",
+			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures and ANALYZE in %.1fs, total %.1fs\n",
 				sum.Warehouses, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
 			return nil
 		},
@@ -81,12 +84,15 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if cfg.Seed == 0 {
 				cfg.Seed = uint64(time.Now().UnixNano())
 			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
 			db, err := open(c.Context(), dsn)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			p := newProgress(os.Stdout)
+			p := newProgress(c.OutOrStdout())
 			cfg.Progress = p.run
 			res, err := driver.Run(c.Context(), db, cfg)
 			p.end()
@@ -94,11 +100,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return err
 			}
 			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), engine.RedactDSN(dsn), version
-			if err := driver.WriteText(os.Stdout, res); err != nil {
+			if err := driver.WriteText(c.OutOrStdout(), res); err != nil {
 				return err
 			}
 			if jsonPath != "" {
-				return writeJSON(jsonPath, res)
+				return writeJSON(c, jsonPath, res)
 			}
 			return nil
 		},
@@ -117,7 +123,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 }
 
 // writeJSON writes the result; it refuses to replace anything but a regular file.
-func writeJSON(path string, v any) error {
+func writeJSON(c *cobra.Command, path string, v any) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%w: --json %s is not a regular file", engine.ErrInput, path)
 	}
@@ -128,7 +134,7 @@ func writeJSON(path string, v any) error {
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write --json: %w", err)
 	}
-	fmt.Printf("result written to %s\n", path)
+	fmt.Fprintf(c.OutOrStdout(), "result written to %s\n", path)
 	return nil
 }
 
@@ -150,12 +156,12 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 			defer db.Close()
 			start := time.Now()
 			outcomes := check.Run(c.Context(), db, all)
-			check.WriteText(os.Stdout, outcomes)
+			check.WriteText(c.OutOrStdout(), outcomes)
 			if !check.AllPassed(outcomes) {
-				fmt.Fprintln(os.Stderr, "storbench: consistency check failed")
+				fmt.Fprintln(c.ErrOrStderr(), "storbench: consistency check failed")
 				return exitCode(1)
 			}
-			fmt.Printf("all %d conditions hold (%.1fs)\n", len(outcomes), time.Since(start).Seconds())
+			fmt.Fprintf(c.OutOrStdout(), "all %d conditions hold (%.1fs)\n", len(outcomes), time.Since(start).Seconds())
 			return nil
 		},
 	}
@@ -181,10 +187,10 @@ func dropCmd() *cobra.Command {
 				return err
 			}
 			if len(dropped) == 0 {
-				fmt.Println("nothing to drop: no TPC-C tables here")
+				fmt.Fprintln(c.OutOrStdout(), "nothing to drop: no TPC-C tables here")
 				return nil
 			}
-			fmt.Printf("dropped %d objects: %v\n", len(dropped), dropped)
+			fmt.Fprintf(c.OutOrStdout(), "dropped %d objects: %v\n", len(dropped), dropped)
 			return nil
 		},
 	}
@@ -197,8 +203,8 @@ func versionCmd() *cobra.Command {
 		Use:   "version",
 		Short: "Print storbench's version",
 		Args:  cobra.NoArgs,
-		Run: func(*cobra.Command, []string) {
-			fmt.Printf("storbench %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		Run: func(c *cobra.Command, _ []string) {
+			fmt.Fprintf(c.OutOrStdout(), "storbench %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		},
 	}
 }

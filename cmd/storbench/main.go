@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,6 +29,14 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// execute runs one command line and returns its exit code: 0, 1 for a failure, 2 for
+// bad input.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "storbench",
 		Short:         "What does this storage do to my database? TPC-C derived OLTP benchmark",
@@ -38,13 +47,14 @@ func main() {
 		return fmt.Errorf("%w: %v (see storbench %s --help)", engine.ErrInput, err, c.Name())
 	})
 	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), versionCmd())
-	err := root.ExecuteContext(ctx)
-	stop()
-	os.Exit(report(err))
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return report(stderr, root.ExecuteContext(ctx))
 }
 
 // report prints an error as one line and returns the exit code.
-func report(err error) int {
+func report(stderr io.Writer, err error) int {
 	var code exitCode
 	switch {
 	case err == nil:
@@ -52,20 +62,20 @@ func report(err error) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.Is(err, engine.ErrInput):
-		printError(err.Error())
+		printError(stderr, err.Error())
 		return 2
 	case isUsage(err):
-		printError(fmt.Sprintf("%v: %v (see storbench --help)", engine.ErrInput, err))
+		printError(stderr, fmt.Sprintf("%v: %v (see storbench --help)", engine.ErrInput, err))
 		return 2
 	}
-	printError(err.Error())
+	printError(stderr, err.Error())
 	return 1
 }
 
 // printError prints msg on one line: driver errors can span several (one per address
 // tried).
-func printError(msg string) {
-	fmt.Fprintln(os.Stderr, "storbench:", strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ; ")), " "))
+func printError(stderr io.Writer, msg string) {
+	fmt.Fprintln(stderr, "storbench:", strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ; ")), " "))
 }
 
 // isUsage recognises cobra's own errors for unknown commands and wrong arguments.

@@ -19,9 +19,13 @@ type progress struct {
 	wrote    bool
 }
 
-func newProgress(out *os.File) *progress {
-	st, err := out.Stat()
-	return &progress{out: out, terminal: err == nil && st.Mode()&os.ModeCharDevice != 0}
+func newProgress(out io.Writer) *progress {
+	p := &progress{out: out}
+	if f, ok := out.(*os.File); ok {
+		st, err := f.Stat()
+		p.terminal = err == nil && st.Mode()&os.ModeCharDevice != 0
+	}
+	return p
 }
 
 func (p *progress) line(s string, every time.Duration) {

@@ -78,7 +78,8 @@ func (r *run) pause(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (c *Config) validate() error {
+// Validate checks the configuration before anything connects.
+func (c *Config) Validate() error {
 	switch {
 	case c.Users < 1:
 		return fmt.Errorf("%w: --users must be at least 1", engine.ErrInput)
@@ -98,7 +99,7 @@ func (c *Config) validate() error {
 
 // Run drives the database and returns the result of the timed window.
 func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	res := &Result{Config: resultConfig(cfg)}

@@ -47,14 +47,22 @@ type Summary struct {
 	RowsPerSecond float64 // over the load phase
 }
 
+// Validate checks the options before anything connects.
+func (o Options) Validate() error {
+	if o.Warehouses < 1 {
+		return fmt.Errorf("%w: --warehouses must be at least 1", engine.ErrInput)
+	}
+	if o.Workers < 1 {
+		return fmt.Errorf("%w: --workers must be at least 1", engine.ErrInput)
+	}
+	return nil
+}
+
 // Build creates and loads the schema. It refuses to touch a database that already
 // holds any of storbench's tables: it never drops anything itself.
 func Build(ctx context.Context, db engine.Database, opts Options) (Summary, error) {
-	if opts.Warehouses < 1 {
-		return Summary{}, fmt.Errorf("%w: --warehouses must be at least 1", engine.ErrInput)
-	}
-	if opts.Workers < 1 {
-		return Summary{}, fmt.Errorf("%w: --workers must be at least 1", engine.ErrInput)
+	if err := opts.Validate(); err != nil {
+		return Summary{}, err
 	}
 	existing, err := db.ExistingTables(ctx)
 	if err != nil {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Measures the figures the TPROC-C core promises (see README "Measured figures"):
+#   1. build time of 4 warehouses, and rows/s next to what COPY ingests from
+#      pre-generated files (the practical limit of any loader);
+#   2. NOPM at 1, 2, 4, 8 users in procedures and sql mode (4 warehouses);
+#   3. client CPU per completed transaction at 4 users (from the storbench process);
+#   4. check wall time on 4 warehouses;
+#   5. driver max RSS with 1000 users.
+# Each on a throwaway PostgreSQL 15 on loopback, client and server sharing the cores.
+# Usage: bash bench/tpcc.sh [seconds per run, default 20]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+DUR=${1:-20}
+work=$(mktemp -d /tmp/storbench-bench.XXXXXX)
+trap 'pg_stop; rm -rf "$work"' EXIT
+go build -o "$work/storbench" ./cmd/storbench
+go build -o "$work/gendata" ./bench/gendata
+SB="$work/storbench"
+json() { python3 -c "import json,sys; r=json.load(open('$1')); print($2)"; }
+
+pg_start "$work/pgdata" "shared_buffers = 1GB" "max_connections = 1100" "max_wal_size = 4GB"
+echo "== machine: $(nproc) CPUs, $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo), $(psql -At -h 127.0.0.1 -U postgres -c 'SHOW server_version')"
+
+echo "== 1. load 4 warehouses"
+for i in 1 2; do
+  [ "$i" = 2 ] && "$SB" drop --dsn "$DSN" >/dev/null
+  start=$(date +%s.%N)
+  "$SB" build --dsn "$DSN" --warehouses 4 | tail -1
+  echo "   build wall time: $(echo "$(date +%s.%N) - $start" | bc) s"
+done
+"$work/gendata" -dir "$work/data" -warehouses 4
+chmod -R o+rx "$work" 
+psql -q -h 127.0.0.1 -U postgres -c "CREATE DATABASE copylimit"
+psql -q -h 127.0.0.1 -U postgres -d copylimit -f internal/engine/postgres/sql/schema.sql
+rows=$(cat "$work"/data/*.tsv | wc -l)
+start=$(date +%s.%N)
+# Two sessions, as build's default --workers on this machine: the big tables split.
+psql -q -h 127.0.0.1 -U postgres -d copylimit -c "COPY stock FROM '$work/data/stock.tsv'" -c "COPY item FROM '$work/data/item.tsv'" &
+for t in order_line customer history orders new_order district warehouse; do
+  echo "COPY $t FROM '$work/data/$t.tsv';"
+done | psql -q -h 127.0.0.1 -U postgres -d copylimit
+wait
+el=$(echo "$(date +%s.%N) - $start" | bc)
+echo "   COPY from pre-generated files (2 sessions, no keys): $rows rows in $el s = $(echo "$rows / $el" | bc) rows/s"
+
+echo "== 2. NOPM by users and mode (4 warehouses, ramp 5s, timed ${DUR}s)"
+printf "   %-11s %5s %10s %10s %10s %10s %12s\n" mode users nopm_db nopm_client tpm_db tpm_client client_us/txn
+for mode in procedures sql; do
+  for u in 1 2 4 8; do
+    "$SB" run --dsn "$DSN" --users "$u" --ramp 5s --duration "${DUR}s" --mode "$mode" --json "$work/r.json" >/dev/null
+    printf "   %-11s %5s %10.0f %10.0f %10.0f %10.0f %12.1f\n" "$mode" "$u" \
+      "$(json "$work/r.json" "r['nopm_db']")" "$(json "$work/r.json" "r['nopm_client']")" \
+      "$(json "$work/r.json" "r['tpm_db']")" "$(json "$work/r.json" "r['tpm_client']")" \
+      "$(json "$work/r.json" "r['client_cpu']['us_per_txn']")"
+  done
+done
+
+echo "== 3. check wall time, 4 warehouses"
+start=$(date +%s.%N)
+"$SB" check --dsn "$DSN" | tail -1
+echo "   check wall time: $(echo "$(date +%s.%N) - $start" | bc) s"
+
+echo "== 4. driver memory with 1000 users (procedures mode, ramp 10s, timed 10s)"
+/usr/bin/time -f "   max RSS %M KB, %e s wall" "$SB" run --dsn "$DSN" --users 1000 --all-warehouses --ramp 10s --duration 10s --json "$work/r1000.json" >/dev/null
+echo "   1000 users: nopm_db $(json "$work/r1000.json" "round(r['nopm_db'])"), errors $(json "$work/r1000.json" "r['errors_by_kind']")"

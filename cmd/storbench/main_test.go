@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/pgtest"
+)
+
+// storbench runs one command line in-process and returns its exit code and output.
+func storbench(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := execute(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestBuildRunCheck is the core's end-to-end path against a real PostgreSQL: build,
+// check right after load, run each mode, check again, drop.
+func TestBuildRunCheck(t *testing.T) {
+	srv := pgtest.Start(t)
+	dsn := srv.DSN("tpcc")
+
+	code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "2", "--workers", "2")
+	if code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "built 2 warehouses") {
+		t.Errorf("build output lacks its summary:\n%s", out)
+	}
+
+	t.Run("build refuses an existing schema", func(t *testing.T) {
+		code, _, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1")
+		if code != 2 || !strings.Contains(errOut, "storbench drop") {
+			t.Fatalf("second build: exit %d, stderr %q; want 2 and a hint to drop", code, errOut)
+		}
+	})
+
+	t.Run("check after load, all 12", func(t *testing.T) {
+		code, out, errOut := storbench(t, "check", "--dsn", dsn, "--all")
+		if code != 0 {
+			t.Fatalf("check --all: exit %d\n%s%s", code, out, errOut)
+		}
+		if n := strings.Count(out, " PASS "); n != 12 {
+			t.Fatalf("check --all: %d PASS lines, want 12\n%s", n, out)
+		}
+	})
+
+	for _, mode := range []string{"procedures", "sql"} {
+		t.Run("run "+mode, func(t *testing.T) {
+			jsonPath := filepath.Join(t.TempDir(), "result.json")
+			code, out, errOut := storbench(t, "run", "--dsn", dsn, "--users", "4", "--ramp", "1s",
+				"--duration", "8s", "--mode", mode, "--json", jsonPath)
+			if code != 0 {
+				t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+			}
+			res := readResult(t, jsonPath)
+			checkResult(t, res, mode)
+			if !strings.Contains(out, "database view (HammerDB-compatible)") || !strings.Contains(out, "client view") {
+				t.Errorf("summary does not label both throughput views:\n%s", out)
+			}
+
+			code, out, errOut = storbench(t, "check", "--dsn", dsn)
+			if code != 0 {
+				t.Fatalf("check after %s run: exit %d\n%s%s", mode, code, out, errOut)
+			}
+			if n := strings.Count(out, " PASS "); n != 11 {
+				t.Fatalf("check: %d PASS lines, want 11 (3.3.2.1-10, 12)\n%s", n, out)
+			}
+		})
+	}
+
+	t.Run("check fails with exit 1 on a broken database", func(t *testing.T) {
+		breakAndRepair(t, dsn)
+	})
+
+	t.Run("drop removes only storbench's objects", func(t *testing.T) {
+		code, out, errOut := storbench(t, "drop", "--dsn", dsn)
+		if code != 0 || !strings.Contains(out, "order_line") {
+			t.Fatalf("drop: exit %d\n%s%s", code, out, errOut)
+		}
+		code, out, _ = storbench(t, "drop", "--dsn", dsn)
+		if code != 0 || !strings.Contains(out, "nothing to drop") {
+			t.Fatalf("second drop: exit %d\n%s", code, out)
+		}
+		code, _, errOut = storbench(t, "run", "--dsn", dsn, "--duration", "1s", "--ramp", "0s")
+		if code == 0 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Fatalf("run on an empty database: exit %d, stderr %q; want a one-line error", code, errOut)
+		}
+	})
+}
+
+func readResult(t *testing.T, path string) *driver.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res driver.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("result JSON: %v", err)
+	}
+	// The JSON's names are a contract with scripts and later tools.
+	var raw map[string]any
+	_ = json.Unmarshal(b, &raw)
+	for _, k := range []string{"config", "start", "end", "tpm_db", "nopm_db", "tpm_client", "nopm_client", "transactions", "audit", "timeline"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("result JSON lacks %q", k)
+		}
+	}
+	if strings.Contains(string(b), "password") {
+		t.Errorf("result JSON mentions a password")
+	}
+	return &res
+}
+
+func checkResult(t *testing.T, res *driver.Result, mode string) {
+	t.Helper()
+	no := res.Transactions.NewOrder
+	if no.Count < 100 {
+		t.Fatalf("only %d New-Orders in 8 s", no.Count)
+	}
+	for _, s := range []driver.TxnStats{res.Transactions.Payment, res.Transactions.OrderStatus,
+		res.Transactions.Delivery, res.Transactions.StockLevel} {
+		if s.Count == 0 {
+			t.Errorf("a transaction type never completed: %+v", res.Transactions)
+		}
+	}
+	for name, s := range map[string]driver.TxnStats{"new_order": no, "payment": res.Transactions.Payment} {
+		if s.Errors > 0 {
+			t.Errorf("%s: %d errors (%v)", name, s.Errors, res.ErrorsByKind)
+		}
+		if !(s.P50Ms > 0 && s.P50Ms <= s.P90Ms && s.P90Ms <= s.P99Ms && s.P99Ms <= s.MaxMs) {
+			t.Errorf("%s: percentiles out of order: %+v", name, s)
+		}
+	}
+	// The database counts committed New-Orders (d_next_o_id); the client counts the
+	// 1% rolled back too. Without those, both views must agree within a few percent.
+	committed := res.NOPMClient * float64(no.Count-no.Rollbacks) / float64(no.Count)
+	if diff := math.Abs(res.NOPMDB-committed) / committed; diff > 0.05 {
+		t.Errorf("%s: database NOPM %.0f vs client NOPM %.0f (committed): %.1f%% apart", mode, res.NOPMDB, committed, diff*100)
+	}
+	if res.TPMDB <= 0 || res.TPMClient <= 0 {
+		t.Errorf("TPM missing: db %.0f client %.0f", res.TPMDB, res.TPMClient)
+	}
+	if len(res.Audit) != 6 {
+		t.Errorf("audit has %d rows, want 6", len(res.Audit))
+	}
+	for _, a := range res.Audit {
+		if a.Status == "FAIL" {
+			t.Errorf("audit row failed: %+v", a)
+		}
+	}
+	timed := 0
+	for _, s := range res.Timeline {
+		if s.Phase == driver.PhaseTimed {
+			timed++
+		}
+	}
+	if timed < 6 {
+		t.Errorf("timeline has %d timed seconds for an 8 s window", timed)
+	}
+	if res.Config.Mode != mode || res.Config.Users != 4 || res.Config.Warehouses != 2 {
+		t.Errorf("config recorded wrongly: %+v", res.Config)
+	}
+	if res.ClientCPU.PerTransactionMicros <= 0 {
+		t.Errorf("client CPU per transaction not measured")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	cases := [][]string{
+		{"run", "--dsn", "postgres://[::1", "--duration", "1s"},
+		{"run", "--dsn", "mongodb://127.0.0.1/x"},
+		{"run", "--dsn", "postgres://postgres@127.0.0.1:1/tpcc", "--duration", "1s"},
+		{"run"},
+		{"build", "--dsn", "postgres://postgres@127.0.0.1:1/tpcc"},
+		{"run", "--dsn", "postgres://x@127.0.0.1/y", "--users", "0"},
+		{"run", "--dsn", "postgres://x@127.0.0.1/y", "--mode", "fast"},
+		{"run", "--dsn", "postgres://x@127.0.0.1/y", "--duration", "soon"},
+		{"frobnicate"},
+	}
+	for _, args := range cases {
+		code, _, errOut := storbench(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errOut)
+		}
+		if lines := strings.Count(strings.TrimRight(errOut, "\n"), "\n") + 1; lines != 1 || !strings.HasPrefix(errOut, "storbench: ") {
+			t.Errorf("%v: want one error line, got %q", args, errOut)
+		}
+	}
+}
+
+// breakAndRepair corrupts one warehouse's w_ytd, expects check to fail with exit 1
+// naming it, and restores the value.
+func breakAndRepair(t *testing.T, dsn string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := storbench(t, "check", "--dsn", dsn)
+	if _, err := conn.Exec(ctx, "UPDATE warehouse SET w_ytd = w_ytd - 1 WHERE w_id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 {
+		t.Fatalf("check on a broken database: exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{"3.3.2.1   FAIL", "w_id=2", "3.3.2.8   FAIL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+}
