@@ -61,5 +61,5 @@ func (p *progress) build(s load.Progress) {
 
 func (p *progress) run(t driver.Tick) {
 	p.line(fmt.Sprintf("%6s %-5s  TPM %9.0f  NOPM %9.0f  new-order p95 %7.2f ms  errors %d (client view, last second)",
-		t.Elapsed.Round(time.Second), t.Phase, t.TPM, t.NOPM, float64(t.NewOrderP95.Microseconds())/1000, t.Errors), time.Second)
+		t.Elapsed.Round(time.Second), t.Phase, t.TPM, t.NOPM, float64(t.NewOrderP95.Microseconds())/1000, t.Errors), 0)
 }

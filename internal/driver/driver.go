@@ -288,8 +288,9 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 				Errors: cur.errors - last.errors,
 			}
 			last, lastAt = cur, now
+			// Second T covers (T-1, T] from the window's start: T <= 0 is ramp-up.
 			phase := PhaseTimed
-			if now.Before(r.windowStart) {
+			if sec.T <= 0 {
 				phase = PhaseRamp
 			}
 			sec.Phase = phase

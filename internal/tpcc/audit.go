@@ -100,23 +100,31 @@ func Audit(s InputStats, warehouses int) []AuditRow {
 
 func proportion(name string, hits, n int64, p, lo, hi float64) AuditRow {
 	tol := math.Min(p-lo, hi-p)
-	row := AuditRow{Name: name, Min: lo * 100, Max: hi * 100, Unit: "%", Samples: n,
-		Needed: int64(math.Ceil(9 * p * (1 - p) / (tol * tol)))}
+	row := AuditRow{Name: name, Min: percent(lo), Max: percent(hi), Unit: "%", Samples: n,
+		Needed: samplesNeeded(p*(1-p), tol)}
 	if n > 0 {
-		row.Value = float64(hits) / float64(n) * 100
+		row.Value = percent(float64(hits) / float64(n))
 	}
 	return verdict(row)
 }
 
 func mean(name string, sum, n int64, mu, variance, lo, hi float64) AuditRow {
 	tol := math.Min(mu-lo, hi-mu)
-	row := AuditRow{Name: name, Min: lo, Max: hi, Samples: n,
-		Needed: int64(math.Ceil(9 * variance / (tol * tol)))}
+	row := AuditRow{Name: name, Min: lo, Max: hi, Samples: n, Needed: samplesNeeded(variance, tol)}
 	if n > 0 {
 		row.Value = float64(sum) / float64(n)
 	}
 	return verdict(row)
 }
+
+// samplesNeeded is the n at which tol is three standard errors: 9·variance/tol².
+// The rounding absorbs floating-point noise (0.01·0.99·9/0.001² is 89100, not 89101).
+func samplesNeeded(variance, tol float64) int64 {
+	return int64(math.Ceil(math.Round(9*variance/(tol*tol)*1e6) / 1e6))
+}
+
+// percent converts a fraction to percent without floating-point tails (0.57 → 57).
+func percent(f float64) float64 { return math.Round(f*1e6) / 1e4 }
 
 func verdict(row AuditRow) AuditRow {
 	switch {

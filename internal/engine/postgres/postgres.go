@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,8 +48,10 @@ func init() {
 // DB is an open PostgreSQL TPC-C database. It keeps one connection for schema work,
 // counters and checks; loaders and sessions open their own.
 type DB struct {
-	cfg  *pgx.ConnConfig
-	conn *pgx.Conn
+	cfg       *pgx.ConnConfig
+	conn      *pgx.Conn
+	procsOnce sync.Once
+	procsErr  error
 }
 
 // Open connects to the database a postgres:// DSN names.
@@ -147,11 +151,7 @@ func (db *DB) Drop(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.conn.Query(ctx, ownFunctionsSQL)
-	if err != nil {
-		return nil, err
-	}
-	funcs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	funcs, err := db.ownFunctions(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -226,24 +226,52 @@ func (db *DB) Classify(err error) engine.Failure {
 
 // Connect implements engine.Database.
 func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, error) {
+	if mode == engine.Procedures {
+		if err := db.checkProcedures(ctx); err != nil {
+			return nil, err
+		}
+	}
 	conn, err := pgx.ConnectConfig(ctx, db.cfg.Copy())
 	if err != nil {
 		return nil, err
 	}
-	var s engine.Session
-	switch mode {
-	case engine.Procedures:
-		s, err = newProcedureSession(ctx, conn)
-	case engine.SQL:
-		s, err = newSQLSession(ctx, conn)
-	default:
-		err = fmt.Errorf("unknown mode %q", mode)
+	if mode == engine.Procedures {
+		return newProcSession(conn), nil
 	}
+	return newSQLModeSession(conn), nil
+}
+
+// procedureNames are the functions the procedures mode calls (sql/functions.sql).
+var procedureNames = []string{"storbench_delivery", "storbench_new_order", "storbench_order_status",
+	"storbench_payment", "storbench_stock_level"}
+
+// checkProcedures fails early, with a useful message, when the database has the tables
+// but not storbench's functions (built by another tool). It asks the server once.
+func (db *DB) checkProcedures(ctx context.Context) error {
+	db.procsOnce.Do(func() {
+		have, err := db.ownFunctions(ctx)
+		if err != nil {
+			db.procsErr = err
+			return
+		}
+		for _, name := range procedureNames {
+			if !slices.ContainsFunc(have, func(f string) bool { return strings.HasPrefix(f, name+"(") }) {
+				db.procsErr = fmt.Errorf("%w: the database lacks storbench's stored procedure %s: run storbench build, or use --mode sql",
+					engine.ErrInput, name)
+				return
+			}
+		}
+	})
+	return db.procsErr
+}
+
+// ownFunctions lists storbench's functions as regprocedure text ("name(argtypes)").
+func (db *DB) ownFunctions(ctx context.Context) ([]string, error) {
+	rows, err := db.conn.Query(ctx, ownFunctionsSQL)
 	if err != nil {
-		conn.Close(ctx)
 		return nil, err
 	}
-	return s, nil
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // NewLoader implements engine.Database.

@@ -1,0 +1,1 @@
+SELECT storbench_delivery($1, $2)

@@ -1,0 +1,1 @@
+SELECT storbench_stock_level($1, $2, $3)

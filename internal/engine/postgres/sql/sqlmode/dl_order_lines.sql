@@ -1,0 +1,5 @@
+-- Delivery (2.7.4.2): the order's lines are dated now (UTC); their amounts, in cents,
+-- are summed by the client.
+UPDATE order_line SET ol_delivery_d = now() AT TIME ZONE 'UTC'
+ WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3
+RETURNING (ol_amount * 100)::bigint
