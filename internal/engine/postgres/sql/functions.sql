@@ -110,10 +110,28 @@ BEGIN
 END
 $$;
 
--- Payment (2.5.2). The customer is p_c_id, or when p_by_name the row at position
--- ceil(n/2) of the n customers named p_c_last ordered by c_first (2.5.2.2; c_id breaks
--- ties so that every run picks the same row). The amount arrives in cents. Returns the
--- paid customer's id.
+-- The customer chosen by last name for Payment and Order-Status (2.5.2.2, 2.6.2.2):
+-- the row at position ceil(n/2) of the n customers of the district named p_c_last,
+-- ordered by c_first (c_id breaks ties so that every run picks the same row).
+CREATE OR REPLACE FUNCTION storbench_customer_by_name(p_w_id integer, p_d_id integer, p_c_last text)
+RETURNS integer
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_ids integer[];
+BEGIN
+  SELECT array_agg(c_id ORDER BY c_first, c_id) INTO v_ids
+    FROM customer WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last;
+  IF v_ids IS NULL THEN
+    RAISE EXCEPTION 'no customer named % in district (%, %)', p_c_last, p_w_id, p_d_id
+      USING ERRCODE = 'P0002';
+  END IF;
+  RETURN v_ids[(cardinality(v_ids) + 1) / 2];
+END
+$$;
+
+-- Payment (2.5.2). The customer is p_c_id, or when p_by_name the one
+-- storbench_customer_by_name picks. The amount arrives in cents. Returns the paid
+-- customer's id.
 CREATE OR REPLACE FUNCTION storbench_payment(
   p_w_id integer, p_d_id integer, p_c_w_id integer, p_c_d_id integer,
   p_c_id integer, p_by_name boolean, p_c_last text, p_amount_cents bigint,
@@ -121,7 +139,6 @@ CREATE OR REPLACE FUNCTION storbench_payment(
 LANGUAGE plpgsql AS $$
 DECLARE
   v_amount   numeric(6,2) := p_amount_cents::numeric / 100;
-  v_ids      integer[];
   v_w_name   text;
   v_w_street_1 text; v_w_street_2 text; v_w_city text; v_w_state text; v_w_zip text;
   v_d_name   text;
@@ -137,13 +154,7 @@ BEGIN
        INTO STRICT v_d_name, v_d_street_1, v_d_street_2, v_d_city, v_d_state, v_d_zip;
 
   IF p_by_name THEN
-    SELECT array_agg(c_id ORDER BY c_first, c_id) INTO v_ids
-      FROM customer WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last;
-    customer_id := v_ids[(cardinality(v_ids) + 1) / 2];
-    IF customer_id IS NULL THEN
-      RAISE EXCEPTION 'no customer named % in district (%, %)', p_c_last, p_c_w_id, p_c_d_id
-        USING ERRCODE = 'P0002';
-    END IF;
+    customer_id := storbench_customer_by_name(p_c_w_id, p_c_d_id, p_c_last);
   ELSE
     customer_id := p_c_id;
   END IF;
@@ -176,7 +187,6 @@ CREATE OR REPLACE FUNCTION storbench_order_status(
   OUT customer_id integer, OUT order_id integer, OUT lines integer)
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_ids       integer[];
   v_balance   numeric;
   v_first     text;
   v_middle    text;
@@ -190,14 +200,7 @@ DECLARE
   v_delivery  timestamp[];
 BEGIN
   IF p_by_name THEN
-    -- 2.6.2.2: position ceil(n/2) of the customers named p_c_last, by c_first.
-    SELECT array_agg(c_id ORDER BY c_first, c_id) INTO v_ids
-      FROM customer WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last;
-    customer_id := v_ids[(cardinality(v_ids) + 1) / 2];
-    IF customer_id IS NULL THEN
-      RAISE EXCEPTION 'no customer named % in district (%, %)', p_c_last, p_w_id, p_d_id
-        USING ERRCODE = 'P0002';
-    END IF;
+    customer_id := storbench_customer_by_name(p_w_id, p_d_id, p_c_last);
   ELSE
     customer_id := p_c_id;
   END IF;
