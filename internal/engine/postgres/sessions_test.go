@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/pgserver"
 	"github.com/storbench/storbench/internal/pgtest"
 	"github.com/storbench/storbench/internal/tpcc"
@@ -73,62 +72,15 @@ func (ts *testServer) clone(t testing.TB) *DB {
 	return db.(*DB)
 }
 
-// buildDatabase creates and loads a database as storbench build would: every table of
-// every warehouse loaded in parallel, then FinishBuild (keys, functions, ANALYZE).
+// buildDatabase creates and loads a database with storbench's own build.
 func buildDatabase(ctx context.Context, dsn string, seed uint64, warehouses int) error {
 	d, err := Open(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := d.CreateTables(ctx); err != nil {
-		return err
-	}
-	g := tpcc.NewGenerator(seed, time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC))
-	type job struct {
-		table tpcc.Table
-		write func(io.Writer) (int64, error)
-	}
-	jobs := []job{{tpcc.ItemTable, g.WriteItems}}
-	for w := 1; w <= warehouses; w++ {
-		wh := g.Warehouse(w)
-		for _, table := range tpcc.WarehouseTables {
-			jobs = append(jobs, job{table, func(out io.Writer) (int64, error) { return wh.Write(table, out) }})
-		}
-	}
-	errs := make(chan error, len(jobs))
-	for _, j := range jobs {
-		go func() { errs <- loadTable(ctx, d, j.table, j.write) }()
-	}
-	var loadErr error
-	for range jobs {
-		loadErr = errors.Join(loadErr, <-errs)
-	}
-	if loadErr != nil {
-		return loadErr
-	}
-	return d.FinishBuild(ctx, engine.BuildInfo{
-		Warehouses: warehouses, Seed: seed, CLoad: g.Constants.CLast, BuiltAt: time.Now(), Version: "test",
-	})
-}
-
-func loadTable(ctx context.Context, d engine.Database, table tpcc.Table, write func(io.Writer) (int64, error)) error {
-	l, err := d.NewLoader(ctx)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := write(pw)
-		pw.CloseWithError(err)
-	}()
-	_, err = l.Load(ctx, table, pr)
-	pr.CloseWithError(err) // unblocks the writer if the load stopped early
-	if err != nil {
-		return fmt.Errorf("load %s: %w", table, err)
-	}
-	return nil
+	_, err = load.Build(ctx, d, load.Options{Warehouses: warehouses, Workers: 2, Seed: seed, Version: "test"})
+	return err
 }
 
 func connect(t testing.TB, db *DB, mode engine.Mode) engine.Session {
