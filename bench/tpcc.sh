@@ -56,6 +56,19 @@ for mode in procedures sql; do
   done
 done
 
+echo "== 2b. reference: pgbench (C, libpq, one event loop) calling the same functions, 4 clients"
+cat >"$work/calls.sql" <<'SQL'
+\set w random(1, 4)
+\set d random(1, 10)
+\set c random(1, 3000)
+SELECT storbench_payment(:w, :d, :w, :d, :c, false, '', 1234);
+SELECT storbench_stock_level(:w, :d, 15);
+SQL
+/usr/bin/time -f "%U %S" -o "$work/pgbench.cpu" "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PGPORT" -U postgres -n -M prepared \
+  -c 4 -j 1 -T "$DUR" -f "$work/calls.sql" tpcc >"$work/pgbench.out" 2>&1
+calls=$(awk '/actually processed/ {print $NF * 2}' "$work/pgbench.out")
+echo "   pgbench: $calls calls, $(awk -v n="$calls" '{printf "%.1f", ($1 + $2) * 1e6 / n}' "$work/pgbench.cpu") µs of client CPU per call"
+
 echo "== 3. check wall time, 4 warehouses"
 start=$(date +%s.%N)
 "$SB" check --dsn "$DSN" | tail -1

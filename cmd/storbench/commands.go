@@ -87,6 +87,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
+			runtime.GOMAXPROCS(cfg.ClientCPUs)
 			db, err := open(c.Context(), dsn)
 			if err != nil {
 				return err
@@ -119,6 +120,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
 	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
 	c.Flags().IntVar(&cfg.MaxRetries, "retries", 5, "times a transaction is retried after a serialization failure or deadlock")
+	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", 1, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
 	return c
 }
 

@@ -29,6 +29,9 @@ type Config struct {
 	Mode          engine.Mode
 	Seed          uint64 // of the run's inputs
 	MaxRetries    int    // per transaction, for serialization failures and deadlocks
+	// ClientCPUs is how many CPUs the driver may use (the caller sets GOMAXPROCS);
+	// the result warns when the driver came close to using them all.
+	ClientCPUs int
 	// Progress, when set, is called once a second.
 	Progress func(Tick)
 }
@@ -89,6 +92,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --duration must be positive, e.g. 5m", engine.ErrInput)
 	case c.MaxRetries < 0:
 		return fmt.Errorf("%w: retries must not be negative", engine.ErrInput)
+	case c.ClientCPUs < 1:
+		return fmt.Errorf("%w: --client-cpus must be at least 1", engine.ErrInput)
 	}
 	_, err := engine.ParseMode(string(c.Mode))
 	if err != nil {

@@ -55,7 +55,7 @@ func TestThinkTime(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	ok := Config{Users: 1, Duration: time.Second, Mode: engine.SQL}
+	ok := Config{Users: 1, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid config rejected: %v", err)
 	}
@@ -65,6 +65,7 @@ func TestConfigValidate(t *testing.T) {
 		"duration": func(c *Config) { c.Duration = 0 },
 		"mode":     func(c *Config) { c.Mode = "fast" },
 		"retries":  func(c *Config) { c.MaxRetries = -1 },
+		"cpus":     func(c *Config) { c.ClientCPUs = 0 },
 	} {
 		c := ok
 		mutate(&c)

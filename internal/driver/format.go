@@ -59,8 +59,8 @@ func WriteText(out io.Writer, res *Result) error {
 		fmt.Fprintln(out)
 	}
 	cpu := res.ClientCPU
-	fmt.Fprintf(out, "\nclient CPU: %.1f µs per completed transaction (user %.2f s, system %.2f s over the window)\n",
-		cpu.PerTransactionMicros, cpu.UserSeconds, cpu.SystemSeconds)
+	fmt.Fprintf(out, "\nclient CPU: %.1f µs per completed transaction (user %.2f s, system %.2f s over the window; %.0f%% of --client-cpus %d)\n",
+		cpu.PerTransactionMicros, cpu.UserSeconds, cpu.SystemSeconds, cpu.Utilization*100, c.ClientCPUs)
 	for _, n := range res.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
 	}

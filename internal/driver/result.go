@@ -2,6 +2,7 @@ package driver
 
 import (
 	"encoding/base64"
+	"fmt"
 	"syscall"
 	"time"
 
@@ -49,6 +50,7 @@ type RunConfig struct {
 	CLoad           int     `json:"c_load"` // -1: unknown
 	CRun            int     `json:"c_run"`
 	MaxRetries      int     `json:"max_retries"`
+	ClientCPUs      int     `json:"client_cpus"`
 	Version         string  `json:"storbench_version"`
 	ServerVersion   string  `json:"server_version"`
 }
@@ -94,7 +96,14 @@ type ClientCPU struct {
 	SystemSeconds float64 `json:"system_s"`
 	// PerTransactionMicros is (user + system) ÷ transactions completed in the window.
 	PerTransactionMicros float64 `json:"us_per_txn"`
+	// Utilization is (user + system) ÷ (window × client CPUs): near 1 the driver itself
+	// limited the throughput.
+	Utilization float64 `json:"utilization"`
 }
+
+// clientBound is the utilization above which a result warns that the driver, not the
+// database, may have set the pace.
+const clientBound = 0.8
 
 // Second is one second of the run, counted by the client (ramp seconds have T < 0).
 type Second struct {
@@ -108,7 +117,7 @@ type Second struct {
 func resultConfig(cfg Config) RunConfig {
 	return RunConfig{Mode: string(cfg.Mode), Users: cfg.Users, RampSeconds: cfg.Ramp.Seconds(),
 		DurationSeconds: cfg.Duration.Seconds(), AllWarehouses: cfg.AllWarehouses, Keying: cfg.Keying,
-		Seed: cfg.Seed, MaxRetries: cfg.MaxRetries}
+		Seed: cfg.Seed, MaxRetries: cfg.MaxRetries, ClientCPUs: cfg.ClientCPUs}
 }
 
 // finish computes the result from the window's measurements.
@@ -139,6 +148,13 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config) {
 	res.ErrorsByKind = kinds
 	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
+	if secs := w.end.Sub(w.start).Seconds() * float64(cfg.ClientCPUs); secs > 0 {
+		res.ClientCPU.Utilization = (res.ClientCPU.UserSeconds + res.ClientCPU.SystemSeconds) / secs
+	}
+	if res.ClientCPU.Utilization > clientBound {
+		res.Notes = append(res.Notes, fmt.Sprintf("the driver used %.0f%% of its %d client CPUs: it may have limited the throughput; raise --client-cpus",
+			res.ClientCPU.Utilization*100, cfg.ClientCPUs))
+	}
 	res.Timeline = w.timeline
 }
 
