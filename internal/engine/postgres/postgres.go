@@ -230,13 +230,15 @@ func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, er
 		if err := db.checkProcedures(ctx); err != nil {
 			return nil, err
 		}
+		s, err := newProcSession(ctx, db.cfg)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	conn, err := pgx.ConnectConfig(ctx, db.cfg.Copy())
 	if err != nil {
 		return nil, err
-	}
-	if mode == engine.Procedures {
-		return newProcSession(conn), nil
 	}
 	return newSQLModeSession(conn), nil
 }

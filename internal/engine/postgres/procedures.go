@@ -5,6 +5,7 @@ import (
 	_ "embed"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -25,97 +26,141 @@ var (
 	callStockLevel string
 )
 
-// procSession runs each transaction as one call of its storbench_ function. Arguments
-// and results are session fields reached through argument and destination slices built
-// once (see int4Arg), so a call allocates nothing of its own.
+// The statements, with the parameter types of the functions in sql/functions.sql.
+const (
+	oidInt4  = pgtype.Int4OID
+	oidInt4s = pgtype.Int4ArrayOID
+	oidInt8  = pgtype.Int8OID
+	oidBool  = pgtype.BoolOID
+	oidText  = pgtype.TextOID
+)
+
+var (
+	newOrderStmt = statement{name: "storbench_new_order", sql: callNewOrder, columns: 2,
+		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4s, oidInt4s, oidInt4s}}
+	paymentStmt = statement{name: "storbench_payment", sql: callPayment, columns: 1,
+		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidBool, oidText, oidInt8}}
+	orderStatusStmt = statement{name: "storbench_order_status", sql: callOrderStatus, columns: 3,
+		params: []uint32{oidInt4, oidInt4, oidInt4, oidBool, oidText}}
+	deliveryStmt = statement{name: "storbench_delivery", sql: callDelivery, columns: 1,
+		params: []uint32{oidInt4, oidInt4}}
+	stockLevelStmt = statement{name: "storbench_stock_level", sql: callStockLevel, columns: 1,
+		params: []uint32{oidInt4, oidInt4, oidInt4}}
+
+	procStatements = []*statement{&newOrderStmt, &paymentStmt, &orderStatusStmt, &deliveryStmt, &stockLevelStmt}
+)
+
+// procSession runs each transaction as one call of its storbench_ function over its own
+// wire connection (wire.go). A call allocates nothing.
 type procSession struct {
-	conn *pgx.Conn
+	conn *wireConn
 
-	// Arguments.
-	w, d, c, cw, cd, carrier, threshold int4Arg
-	byName                              boolArg
-	cLast                               textArg
-	cents                               int8Arg
-	items, supply, qty                  int4Array
-
-	newOrderArgs, paymentArgs, orderStatusArgs, deliveryArgs, stockLevelArgs []any
+	// New-Order's lines as the function's three arrays, reused.
+	items, supply, qty []int32
 
 	// Results: the last transaction's outputs, kept for tests and debugging.
 	orderID, customerID, lines, count int32
 	total                             int64 // New-Order's total in cents (2.4.2.2)
-
-	newOrderDst, paymentDst, orderStatusDst, countDst []any
 }
 
-func newProcSession(conn *pgx.Conn) *procSession {
-	s := &procSession{conn: conn}
-	for _, a := range []*int4Array{&s.items, &s.supply, &s.qty} {
-		a.v = make([]int32, 0, tpcc.MaxOrderLines)
+// newProcSession connects with cfg and prepares the five calls.
+func newProcSession(ctx context.Context, cfg *pgx.ConnConfig) (*procSession, error) {
+	conn, err := dialWire(ctx, cfg, procStatements)
+	if err != nil {
+		return nil, err
 	}
-	s.newOrderArgs = args(&s.w, &s.d, &s.c, &s.items, &s.supply, &s.qty)
-	s.paymentArgs = args(&s.w, &s.d, &s.cw, &s.cd, &s.c, &s.byName, &s.cLast, &s.cents)
-	s.orderStatusArgs = args(&s.w, &s.d, &s.c, &s.byName, &s.cLast)
-	s.deliveryArgs = args(&s.w, &s.carrier)
-	s.stockLevelArgs = args(&s.w, &s.d, &s.threshold)
-	s.newOrderDst = args(&s.orderID, &s.total)
-	s.paymentDst = args(&s.customerID)
-	s.orderStatusDst = args(&s.customerID, &s.orderID, &s.lines)
-	s.countDst = args(&s.count)
-	return s
+	return &procSession{
+		conn:   conn,
+		items:  make([]int32, 0, tpcc.MaxOrderLines),
+		supply: make([]int32, 0, tpcc.MaxOrderLines),
+		qty:    make([]int32, 0, tpcc.MaxOrderLines),
+	}, nil
 }
 
 // NewOrder implements engine.Session (2.4.2). The lines go as three arrays in input
 // order; the function sorts the stock updates itself.
 func (s *procSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool, error) {
-	s.w, s.d, s.c = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.CID)
-	s.items.v, s.supply.v, s.qty.v = s.items.v[:0], s.supply.v[:0], s.qty.v[:0]
+	s.items, s.supply, s.qty = s.items[:0], s.supply[:0], s.qty[:0]
 	for _, l := range in.Lines {
-		s.items.v = append(s.items.v, int32(l.ItemID))
-		s.supply.v = append(s.supply.v, int32(l.SupplyWID))
-		s.qty.v = append(s.qty.v, int32(l.Quantity))
+		s.items = append(s.items, int32(l.ItemID))
+		s.supply = append(s.supply, int32(l.SupplyWID))
+		s.qty = append(s.qty, int32(l.Quantity))
 	}
-	err := s.conn.QueryRow(ctx, callNewOrder, s.newOrderArgs...).Scan(s.newOrderDst...)
-	if err != nil {
+	b := s.conn.bind(&newOrderStmt)
+	b = appendInt4(b, int32(in.WID))
+	b = appendInt4(b, int32(in.DID))
+	b = appendInt4(b, int32(in.CID))
+	b = appendInt4Array(b, s.items)
+	b = appendInt4Array(b, s.supply)
+	b = appendInt4Array(b, s.qty)
+	if err := s.conn.call(ctx, &newOrderStmt, b); err != nil {
 		// 2.4.2.3: the unused item rolled the call back; that is the expected outcome.
 		if isPgCode(err, errUnusedItem) {
 			return true, nil
 		}
 		return false, err
 	}
+	s.orderID, s.total = int32(s.conn.row[0]), s.conn.row[1]
 	return false, nil
 }
 
 // Payment implements engine.Session (2.5.2).
 func (s *procSession) Payment(ctx context.Context, in *tpcc.PaymentInput) error {
-	s.w, s.d, s.cw, s.cd = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.CWID), int4Arg(in.CDID)
-	s.c, s.byName, s.cLast, s.cents = int4Arg(in.CID), boolArg(in.ByName), textArg(in.CLast), int8Arg(in.Amount)
-	return s.conn.QueryRow(ctx, callPayment, s.paymentArgs...).Scan(s.paymentDst...)
+	b := s.conn.bind(&paymentStmt)
+	b = appendInt4(b, int32(in.WID))
+	b = appendInt4(b, int32(in.DID))
+	b = appendInt4(b, int32(in.CWID))
+	b = appendInt4(b, int32(in.CDID))
+	b = appendInt4(b, int32(in.CID))
+	b = appendBool(b, in.ByName)
+	b = appendText(b, in.CLast)
+	b = appendInt8(b, in.Amount)
+	if err := s.conn.call(ctx, &paymentStmt, b); err != nil {
+		return err
+	}
+	s.customerID = int32(s.conn.row[0])
+	return nil
 }
 
 // OrderStatus implements engine.Session (2.6.2).
 func (s *procSession) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput) error {
-	s.w, s.d, s.c = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.CID)
-	s.byName, s.cLast = boolArg(in.ByName), textArg(in.CLast)
-	return s.conn.QueryRow(ctx, callOrderStatus, s.orderStatusArgs...).Scan(s.orderStatusDst...)
+	b := s.conn.bind(&orderStatusStmt)
+	b = appendInt4(b, int32(in.WID))
+	b = appendInt4(b, int32(in.DID))
+	b = appendInt4(b, int32(in.CID))
+	b = appendBool(b, in.ByName)
+	b = appendText(b, in.CLast)
+	if err := s.conn.call(ctx, &orderStatusStmt, b); err != nil {
+		return err
+	}
+	s.customerID, s.orderID, s.lines = int32(s.conn.row[0]), int32(s.conn.row[1]), int32(s.conn.row[2])
+	return nil
 }
 
 // Delivery implements engine.Session (2.7.4).
 func (s *procSession) Delivery(ctx context.Context, in *tpcc.DeliveryInput) (int, error) {
-	s.w, s.carrier = int4Arg(in.WID), int4Arg(in.CarrierID)
-	if err := s.conn.QueryRow(ctx, callDelivery, s.deliveryArgs...).Scan(s.countDst...); err != nil {
+	b := s.conn.bind(&deliveryStmt)
+	b = appendInt4(b, int32(in.WID))
+	b = appendInt4(b, int32(in.CarrierID))
+	if err := s.conn.call(ctx, &deliveryStmt, b); err != nil {
 		return 0, err
 	}
+	s.count = int32(s.conn.row[0])
 	return int(s.count), nil
 }
 
 // StockLevel implements engine.Session (2.8.2).
 func (s *procSession) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (int, error) {
-	s.w, s.d, s.threshold = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.Threshold)
-	if err := s.conn.QueryRow(ctx, callStockLevel, s.stockLevelArgs...).Scan(s.countDst...); err != nil {
+	b := s.conn.bind(&stockLevelStmt)
+	b = appendInt4(b, int32(in.WID))
+	b = appendInt4(b, int32(in.DID))
+	b = appendInt4(b, int32(in.Threshold))
+	if err := s.conn.call(ctx, &stockLevelStmt, b); err != nil {
 		return 0, err
 	}
+	s.count = int32(s.conn.row[0])
 	return int(s.count), nil
 }
 
 // Close implements engine.Session.
-func (s *procSession) Close() { s.conn.Close(context.Background()) }
+func (s *procSession) Close() { s.conn.Close() }

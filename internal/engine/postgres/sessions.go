@@ -10,12 +10,15 @@ import (
 // Sessions run the five transactions in one of two modes:
 //
 //   - procedures (procedures.go): one call of a PL/pgSQL function of sql/functions.sql
-//     per transaction, one round trip, the call its own transaction;
+//     per transaction, one round trip, the call its own transaction, over a connection
+//     that speaks the wire protocol itself (wire.go: through pgx, the client's CPU per
+//     transaction was three times higher);
 //   - sql (sqlmode.go): client-side statements of sql/sqlmode/*.sql between BEGIN and
-//     COMMIT, sent in pgx batches (one round trip per batch).
+//     COMMIT, sent in pgx batches (one round trip per batch), with pgx's default
+//     statement cache.
 //
-// Both use pgx's default statement cache: every statement is prepared once per
-// connection and then runs with binary parameters and results. Both leave the same rows.
+// In both, every statement is prepared once per connection and then runs with binary
+// parameters and results. Both leave the same rows.
 
 // errUnusedItem is the SQLSTATE storbench_new_order raises for an unused item id: the
 // call rolls back as a whole and the session reports a rolled-back New-Order (2.4.2.3).
@@ -27,12 +30,12 @@ func isPgCode(err error, code string) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == code
 }
 
-// Arguments and results without allocations. pgx takes arguments as []any, and boxing
-// an int into an interface allocates on every call. Sessions therefore build their
-// argument slices once, holding pointers to session fields, and a call only sets the
-// fields. The pointer types below implement pgx's valuer (and scanner) interfaces, so
-// pgx encodes them directly with a memoized plan (a plain *int32 would be dereferenced
-// through reflection, which boxes again).
+// Arguments and results of pgx calls (the sql mode) without allocations. pgx takes
+// arguments as []any, and boxing an int into an interface allocates on every call.
+// Sessions therefore build their argument slices once, holding pointers to session
+// fields, and a call only sets the fields. The pointer types below implement pgx's
+// valuer (and scanner) interfaces, so pgx encodes them directly with a memoized plan (a
+// plain *int32 would be dereferenced through reflection, which boxes again).
 
 // int4Arg is an integer argument (an int2, int4 or int8 parameter) or result.
 type int4Arg int32
@@ -64,13 +67,6 @@ func (v *int8Arg) ScanInt64(n pgtype.Int8) error {
 	return nil
 }
 
-// boolArg is a boolean argument.
-type boolArg bool
-
-func (v *boolArg) BoolValue() (pgtype.Bool, error) {
-	return pgtype.Bool{Bool: bool(*v), Valid: true}, nil
-}
-
 // textArg is a text argument, or a scanned text value passed back as one.
 type textArg string
 
@@ -85,22 +81,6 @@ func (v *textArg) ScanText(t pgtype.Text) error {
 	*v = textArg(t.String)
 	return nil
 }
-
-// int4Array is an integer[] argument: a New-Order's item ids, supply warehouses or
-// quantities. Its elements are handed to pgx as pointers (no boxing).
-type int4Array struct {
-	v    []int32
-	dims [1]pgtype.ArrayDimension
-}
-
-func (a *int4Array) Dimensions() []pgtype.ArrayDimension {
-	a.dims[0] = pgtype.ArrayDimension{Length: int32(len(a.v)), LowerBound: 1}
-	return a.dims[:]
-}
-
-func (a *int4Array) Index(i int) any { return (*int4Arg)(&a.v[i]) }
-
-func (a *int4Array) IndexType() any { return new(int4Arg) }
 
 // args builds an argument (or scan destination) slice once, from pointers to fields.
 func args(vs ...any) []any { return vs }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -140,19 +141,16 @@ func TestSessions(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {
 			db := ts.clone(t)
-			s := connect(t, db, mode)
-			t.Run("NewOrder", func(t *testing.T) { testNewOrder(t, db, s) })
-			t.Run("NewOrderRollback", func(t *testing.T) { testNewOrderRollback(t, db, s) })
-			t.Run("PaymentByName", func(t *testing.T) { testPaymentByName(t, db, s) })
-			t.Run("PaymentBadCredit", func(t *testing.T) { testPaymentBadCredit(t, db, s) })
-			t.Run("OrderStatus", func(t *testing.T) { testOrderStatus(t, db, s) })
-			t.Run("Delivery", func(t *testing.T) { testDelivery(t, db, s) })
-			t.Run("StockLevel", func(t *testing.T) { testStockLevel(t, db, s) })
-			t.Run("Errors", func(t *testing.T) { testErrors(t, db, s) })
-			t.Run("Checks", func(t *testing.T) { testChecks(t, db) })
+			testSession(t, db, connect(t, db, mode))
 			t.Run("DeliverySkip", func(t *testing.T) { testDeliverySkip(t, ts.clone(t), mode) })
 		})
 	}
+	// The procedures mode with the I/O it falls back to over TLS (wire.go).
+	t.Run("procedures-netconn", func(t *testing.T) {
+		db := ts.clone(t)
+		testSession(t, db, connectNetConn(t, db))
+	})
+	t.Run("Wire", func(t *testing.T) { testWire(t, ts) })
 	t.Run("Equivalence", func(t *testing.T) { testEquivalence(t, ts) })
 	t.Run("Concurrent", func(t *testing.T) {
 		for _, mode := range modes {
@@ -164,6 +162,20 @@ func TestSessions(t *testing.T) {
 			t.Run(string(mode), func(t *testing.T) { testStockLockOrder(t, ts, mode) })
 		}
 	})
+}
+
+// testSession runs every transaction's tests on one session, in order (Order-Status
+// reads what New-Order wrote).
+func testSession(t *testing.T, db *DB, s engine.Session) {
+	t.Run("NewOrder", func(t *testing.T) { testNewOrder(t, db, s) })
+	t.Run("NewOrderRollback", func(t *testing.T) { testNewOrderRollback(t, db, s) })
+	t.Run("PaymentByName", func(t *testing.T) { testPaymentByName(t, db, s) })
+	t.Run("PaymentBadCredit", func(t *testing.T) { testPaymentBadCredit(t, db, s) })
+	t.Run("OrderStatus", func(t *testing.T) { testOrderStatus(t, db, s) })
+	t.Run("Delivery", func(t *testing.T) { testDelivery(t, db, s) })
+	t.Run("StockLevel", func(t *testing.T) { testStockLevel(t, db, s) })
+	t.Run("Errors", func(t *testing.T) { testErrors(t, db, s) })
+	t.Run("Checks", func(t *testing.T) { testChecks(t, db) })
 }
 
 type stockRow struct{ quantity, ytd, orderCnt, remoteCnt int }
@@ -712,6 +724,49 @@ func testEquivalence(t *testing.T, ts *testServer) {
 	}
 }
 
+// mixUser runs the transaction mix on one session and warehouse, as a virtual user
+// without keying and think times.
+type mixUser struct {
+	s       engine.Session
+	in      *tpcc.Inputs
+	deck    *tpcc.Deck
+	w, dist int // warehouse, Stock-Level district
+	no      tpcc.NewOrderInput
+	p       tpcc.PaymentInput
+	o       tpcc.OrderStatusInput
+	d       tpcc.DeliveryInput
+	sl      tpcc.StockLevelInput
+}
+
+func newMixUser(s engine.Session, seed uint64, w, dist int) *mixUser {
+	r := tpcc.NewRand(seed, 9)
+	return &mixUser{s: s, in: tpcc.NewInputs(r, tpcc.RunConstants(r, tpcc.LoadConstants(testSeed).CLast), testWarehouses),
+		deck: tpcc.NewDeck(r), w: w, dist: dist}
+}
+
+// next runs the next transaction of the deck.
+func (u *mixUser) next(ctx context.Context) error {
+	var err error
+	switch u.deck.Next() {
+	case tpcc.NewOrder:
+		u.in.NewOrder(u.w, &u.no)
+		_, err = u.s.NewOrder(ctx, &u.no)
+	case tpcc.Payment:
+		u.in.Payment(u.w, &u.p)
+		err = u.s.Payment(ctx, &u.p)
+	case tpcc.OrderStatus:
+		u.in.OrderStatus(u.w, &u.o)
+		err = u.s.OrderStatus(ctx, &u.o)
+	case tpcc.Delivery:
+		u.in.Delivery(u.w, &u.d)
+		_, err = u.s.Delivery(ctx, &u.d)
+	case tpcc.StockLevel:
+		u.in.StockLevel(u.w, u.dist, &u.sl)
+		_, err = u.s.StockLevel(ctx, &u.sl)
+	}
+	return err
+}
+
 // testConcurrent runs several sessions at once on one warehouse: no deadlock, no error,
 // and the consistency conditions hold afterwards.
 func testConcurrent(t *testing.T, ts *testServer, mode engine.Mode) {
@@ -720,36 +775,10 @@ func testConcurrent(t *testing.T, ts *testServer, mode engine.Mode) {
 	const users, each = 8, 150
 	errs := make(chan error, users)
 	for u := range users {
-		s := connect(t, db, mode)
+		mu := newMixUser(connect(t, db, mode), uint64(u), 1, 1+u%tpcc.DistrictsPerWarehouse)
 		go func() {
-			r := tpcc.NewRand(uint64(u), 9)
-			in := tpcc.NewInputs(r, tpcc.RunConstants(r, tpcc.LoadConstants(testSeed).CLast), testWarehouses)
-			deck := tpcc.NewDeck(r)
-			var no tpcc.NewOrderInput
-			var p tpcc.PaymentInput
-			var o tpcc.OrderStatusInput
-			var d tpcc.DeliveryInput
-			var sl tpcc.StockLevelInput
 			for range each {
-				var err error
-				switch deck.Next() {
-				case tpcc.NewOrder:
-					in.NewOrder(1, &no)
-					_, err = s.NewOrder(ctx, &no)
-				case tpcc.Payment:
-					in.Payment(1, &p)
-					err = s.Payment(ctx, &p)
-				case tpcc.OrderStatus:
-					in.OrderStatus(1, &o)
-					err = s.OrderStatus(ctx, &o)
-				case tpcc.Delivery:
-					in.Delivery(1, &d)
-					_, err = s.Delivery(ctx, &d)
-				case tpcc.StockLevel:
-					in.StockLevel(1, 1+u%tpcc.DistrictsPerWarehouse, &sl)
-					_, err = s.StockLevel(ctx, &sl)
-				}
-				if err != nil {
+				if err := mu.next(ctx); err != nil {
 					errs <- err
 					return
 				}
@@ -816,6 +845,47 @@ func BenchmarkSessions(b *testing.B) {
 				b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 			})
 		}
+	}
+}
+
+// BenchmarkSessionsConcurrent runs the transaction mix on 4 sessions at once, as a
+// 4-user run does, but without the driver: cpu-µs/op is the sessions' own client CPU
+// per transaction, the part of a run's "client CPU" that the engine accounts for.
+func BenchmarkSessionsConcurrent(b *testing.B) {
+	ts := startTemplate(b)
+	ctx := context.Background()
+	const users = 4
+	for _, mode := range modes {
+		db := ts.clone(b)
+		mus := make([]*mixUser, users)
+		for i := range mus {
+			mus[i] = newMixUser(connect(b, db, mode), uint64(i), 1+i%testWarehouses, 1+i)
+		}
+		b.Run(string(mode), func(b *testing.B) {
+			var left atomic.Int64
+			left.Store(int64(b.N))
+			errs := make(chan error, users)
+			cpu := processCPU()
+			b.ResetTimer()
+			for _, mu := range mus {
+				go func() {
+					for left.Add(-1) >= 0 {
+						if err := mu.next(ctx); err != nil {
+							errs <- err
+							return
+						}
+					}
+					errs <- nil
+				}()
+			}
+			for range users {
+				if err := <-errs; err != nil {
+					b.Error(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
 	}
 }
 

@@ -1,0 +1,434 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// The procedures mode talks the PostgreSQL wire protocol itself, because at a few
+// thousand calls per second the client's CPU per call is part of what a run measures.
+// Client CPU per transaction of a 4-user run on a 2-core VM: ~75-90 µs through pgx,
+// ~26 µs here, most of it now the kernel's (loopback TCP, waking the server, sleeping
+// and waking between replies). Two costs went:
+//
+//   - The runtime's ordinary syscall path. Every read and write of a net.Conn enters
+//     the runtime's syscall state, which wakes sysmon, hands the P off and keeps spare
+//     Ms spinning: more CPU than the syscall itself. Here the socket stays in the Go
+//     netpoller (a goroutine per connection parks as usual, deadlines work), but the
+//     reads and writes inside syscall.RawConn's callbacks are raw syscalls on the
+//     non-blocking descriptor: no syscall bookkeeping, EAGAIN just parks.
+//   - pgx's and pgconn's layers (type map, statement cache, result readers): ~15 µs.
+//     Here a call is one Bind (named statement, binary parameters) + Execute + Sync in
+//     one write, and the reply is read through ReadyForQuery into a few integers.
+//
+// pgconn still connects (authentication, TLS negotiation, parameters) and prepares the
+// statements; then the connection is hijacked. A TLS connection cannot be read raw (its
+// bytes go through crypto/tls): the same protocol code then reads and writes through
+// the net.Conn, with the ordinary syscall path.
+
+// statement is a prepared statement of the procedures mode: one function call whose
+// parameter types fix its arguments' binary encoding and whose one result row is a few
+// integer columns.
+type statement struct {
+	name    string   // the server-side prepared statement
+	sql     string   // its text, with $1…$n
+	params  []uint32 // parameter type OIDs, prepared explicitly (the encoders must match)
+	columns int      // int4 or int8 result columns (at most maxColumns)
+}
+
+const (
+	maxColumns = 3
+	// maxMessage bounds one server message: a larger length means the stream is corrupt.
+	maxMessage = 1 << 24
+)
+
+// wireConn is one hijacked connection. It is not safe for concurrent calls: a session
+// belongs to one virtual user's goroutine.
+type wireConn struct {
+	nc net.Conn
+	// rc is nc's descriptor for raw I/O; nil when nc is not a plain socket (TLS), and
+	// then nc's own Read and Write serve.
+	rc  syscall.RawConn
+	pid uint32 // the backend's process id
+
+	wbuf []byte // the request being built, reused
+	out  []byte // what rc.Write still has to write
+	rbuf []byte // received bytes; rbuf[rpos:rlen] are not parsed yet
+	rpos int
+	rlen int
+
+	// The raw I/O callbacks, built once (a closure per call would allocate), and
+	// what they did.
+	readFn, writeFn func(fd uintptr) bool
+	n               int
+	errno           syscall.Errno
+
+	// row is the last call's result row.
+	row [maxColumns]int64
+
+	// Cancellation: watched is the Done channel of the context whose cancellation
+	// interrupts the I/O (by a past deadline), unwatch stops that. The driver passes one
+	// context for a whole run, so this is registered once, not per call.
+	watched <-chan struct{}
+	unwatch func() bool
+
+	// broken is set once the connection is unusable; every call then returns it.
+	broken error
+}
+
+// dialWire connects with cfg, prepares the statements and takes the socket over.
+func dialWire(ctx context.Context, cfg *pgx.ConnConfig, stmts []*statement) (*wireConn, error) {
+	pc, err := pgconn.ConnectConfig(ctx, &cfg.Copy().Config)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stmts {
+		if err := prepare(ctx, pc, st); err != nil {
+			pc.Close(ctx)
+			return nil, err
+		}
+	}
+	// Nothing may stay buffered in pgconn, nor its background reader run.
+	if err := pc.SyncConn(ctx); err != nil {
+		pc.Close(ctx)
+		return nil, err
+	}
+	hc, err := pc.Hijack()
+	if err != nil {
+		pc.Close(ctx)
+		return nil, err
+	}
+	c := &wireConn{nc: hc.Conn, pid: hc.PID, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192)}
+	if sc, ok := hc.Conn.(syscall.Conn); ok {
+		if c.rc, err = sc.SyscallConn(); err != nil {
+			hc.Conn.Close()
+			return nil, err
+		}
+	}
+	c.readFn, c.writeFn = c.rawRead, c.rawWrite
+	return c, nil
+}
+
+// prepare prepares st and checks that its results are what call decodes.
+func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
+	sd, err := pc.Prepare(ctx, st.name, st.sql, st.params)
+	if err != nil {
+		return fmt.Errorf("prepare %s: %w", st.name, err)
+	}
+	if len(sd.Fields) != st.columns {
+		return fmt.Errorf("prepare %s: %d result columns, want %d", st.name, len(sd.Fields), st.columns)
+	}
+	for _, f := range sd.Fields {
+		if f.DataTypeOID != pgtype.Int4OID && f.DataTypeOID != pgtype.Int8OID {
+			return fmt.Errorf("prepare %s: result column %s has type OID %d, want integer or bigint", st.name, f.Name, f.DataTypeOID)
+		}
+	}
+	return nil
+}
+
+// bind starts a call of st in the reused write buffer. The caller appends one value per
+// parameter, in order, with the append functions below, and passes the result to call.
+func (c *wireConn) bind(st *statement) []byte { return appendBindStart(c.wbuf[:0], st) }
+
+// appendBindStart appends the Bind message of st up to its parameter values: unnamed
+// portal, every parameter in binary.
+func appendBindStart(b []byte, st *statement) []byte {
+	b = append(b, 'B', 0, 0, 0, 0, 0) // length (set by appendRequestEnd), portal ""
+	b = append(b, st.name...)
+	b = append(b, 0, 0, 1, 0, 1) // one parameter format code: binary
+	return binary.BigEndian.AppendUint16(b, uint16(len(st.params)))
+}
+
+// executeSync is Execute (unnamed portal, all rows) and Sync.
+var executeSync = []byte{'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, 'S', 0, 0, 0, 4}
+
+// appendRequestEnd ends the Bind message that starts b (binary results) and appends
+// Execute and Sync: the whole request.
+func appendRequestEnd(b []byte) []byte {
+	b = append(b, 0, 1, 0, 1) // one result format code: binary
+	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
+	return append(b, executeSync...)
+}
+
+// Parameter values in binary format, each preceded by its length.
+
+func appendInt4(b []byte, v int32) []byte {
+	return binary.BigEndian.AppendUint32(append(b, 0, 0, 0, 4), uint32(v))
+}
+
+func appendInt8(b []byte, v int64) []byte {
+	return binary.BigEndian.AppendUint64(append(b, 0, 0, 0, 8), uint64(v))
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 0, 0, 0, 1, 1)
+	}
+	return append(b, 0, 0, 0, 1, 0)
+}
+
+func appendText(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...)
+}
+
+// appendInt4Array appends a one-dimensional integer[] without NULLs, lower bound 1.
+func appendInt4Array(b []byte, vs []int32) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(20+8*len(vs)))
+	b = binary.BigEndian.AppendUint32(b, 1)              // dimensions
+	b = binary.BigEndian.AppendUint32(b, 0)              // has NULLs
+	b = binary.BigEndian.AppendUint32(b, pgtype.Int4OID) // element type
+	b = binary.BigEndian.AppendUint32(b, uint32(len(vs)))
+	b = binary.BigEndian.AppendUint32(b, 1) // lower bound
+	for _, v := range vs {
+		b = appendInt4(b, v)
+	}
+	return b
+}
+
+// call runs st with the parameters in b (bind(st) plus the values), sending the request
+// in one write and reading the reply through ReadyForQuery; the result row lands in
+// c.row. A server error returns as its *pgconn.PgError, with the connection still
+// usable. Any other failure ends the connection: this and every later call return an
+// error that is no *pgconn.PgError, which DB.Classify reports as Lost, except that when
+// ctx's cancellation interrupted the call it returns ctx's error.
+func (c *wireConn) call(ctx context.Context, st *statement, b []byte) error {
+	c.wbuf = appendRequestEnd(b)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.watch(ctx)
+	if c.broken != nil {
+		return c.broken
+	}
+	if err := c.write(c.wbuf); err != nil {
+		return c.fail(ctx, err)
+	}
+	var result error // returned at ReadyForQuery: the reply is read whole either way
+	rows := 0
+	for {
+		typ, body, err := c.receive()
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+		switch typ {
+		case 'D': // DataRow
+			rows++
+			if result == nil {
+				result = c.decodeRow(st, body)
+			}
+		case 'E': // ErrorResponse
+			var msg pgproto3.ErrorResponse
+			if err := msg.Decode(body); err != nil {
+				return c.fail(ctx, err)
+			}
+			pgErr := pgconn.ErrorResponseToPgError(&msg)
+			if msg.SeverityUnlocalized == "FATAL" || msg.SeverityUnlocalized == "PANIC" {
+				// The server closes the connection: no ReadyForQuery follows. Later calls
+				// get an error that is no PgError, so that they count as Lost.
+				c.broken = fmt.Errorf("postgres connection closed by the server: %v", pgErr)
+				return pgErr
+			}
+			result = pgErr
+		case 'Z': // ReadyForQuery
+			if result == nil && rows != 1 {
+				result = fmt.Errorf("%s returned %d rows, want 1", st.name, rows)
+			}
+			return result
+		case '2', 'C', 'N', 'S', 'A':
+			// BindComplete, CommandComplete; NoticeResponse, ParameterStatus and
+			// NotificationResponse may come at any time and mean nothing here.
+		default:
+			return c.fail(ctx, fmt.Errorf("unexpected message type %q", typ))
+		}
+	}
+}
+
+// decodeRow decodes a DataRow of st's integer columns into c.row.
+func (c *wireConn) decodeRow(st *statement, body []byte) error {
+	if len(body) < 2 || int(binary.BigEndian.Uint16(body)) != st.columns {
+		return fmt.Errorf("%s: malformed result row", st.name)
+	}
+	p := 2
+	for i := range st.columns {
+		if len(body) < p+4 {
+			return fmt.Errorf("%s: malformed result row", st.name)
+		}
+		size := int(int32(binary.BigEndian.Uint32(body[p:])))
+		p += 4
+		switch {
+		case size == 4 && len(body) >= p+4:
+			c.row[i] = int64(int32(binary.BigEndian.Uint32(body[p:])))
+		case size == 8 && len(body) >= p+8:
+			c.row[i] = int64(binary.BigEndian.Uint64(body[p:]))
+		case size < 0:
+			return fmt.Errorf("%s: result column %d is NULL", st.name, i+1)
+		default:
+			return fmt.Errorf("%s: malformed result row", st.name)
+		}
+		p += size
+	}
+	return nil
+}
+
+// receive returns the next message's type and body, reading as needed. The body is only
+// valid until the next receive.
+func (c *wireConn) receive() (byte, []byte, error) {
+	for {
+		need := 5 // type and length
+		if c.rlen-c.rpos >= 5 {
+			size := int(binary.BigEndian.Uint32(c.rbuf[c.rpos+1:]))
+			if size < 4 || size > maxMessage {
+				return 0, nil, fmt.Errorf("malformed message length %d", size)
+			}
+			need = 1 + size
+			if c.rlen-c.rpos >= need {
+				typ, body := c.rbuf[c.rpos], c.rbuf[c.rpos+5:c.rpos+need]
+				c.rpos += need
+				return typ, body, nil
+			}
+		}
+		// Move the partial message to the front, growing the buffer if it cannot hold it.
+		buf := c.rbuf
+		if need > len(buf) {
+			buf = make([]byte, need)
+		}
+		c.rlen = copy(buf, c.rbuf[c.rpos:c.rlen])
+		c.rbuf, c.rpos = buf, 0
+		if err := c.fill(); err != nil {
+			return 0, nil, err
+		}
+	}
+}
+
+// fill reads what the server sent into rbuf[rlen:], waiting for at least one byte.
+func (c *wireConn) fill() error {
+	if c.rc == nil {
+		n, err := c.nc.Read(c.rbuf[c.rlen:])
+		c.rlen += n
+		if n > 0 {
+			return nil
+		}
+		return err
+	}
+	if err := c.rc.Read(c.readFn); err != nil {
+		return err
+	}
+	if c.errno != 0 {
+		return os.NewSyscallError("read", c.errno)
+	}
+	if c.n == 0 {
+		return io.EOF
+	}
+	c.rlen += c.n
+	return nil
+}
+
+// write writes b whole.
+func (c *wireConn) write(b []byte) error {
+	if c.rc == nil {
+		_, err := c.nc.Write(b)
+		return err
+	}
+	c.out, c.errno = b, 0
+	err := c.rc.Write(c.writeFn)
+	c.out = nil
+	if err == nil && c.errno != 0 {
+		err = os.NewSyscallError("write", c.errno)
+	}
+	return err
+}
+
+// rawRead is rc.Read's callback: one read(2), or false to wait for readability.
+func (c *wireConn) rawRead(fd uintptr) bool {
+	for {
+		n, errno := rawIO(syscall.SYS_READ, fd, c.rbuf[c.rlen:])
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		c.n, c.errno = n, errno
+		return true
+	}
+}
+
+// rawWrite is rc.Write's callback: write(2) until c.out is written, or false to wait
+// for writability.
+func (c *wireConn) rawWrite(fd uintptr) bool {
+	for len(c.out) > 0 {
+		n, errno := rawIO(syscall.SYS_WRITE, fd, c.out)
+		switch errno {
+		case 0:
+			c.out = c.out[n:]
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.errno = errno
+			return true
+		}
+	}
+	return true
+}
+
+// rawIO is read(2) or write(2) without the runtime's syscall bookkeeping: the
+// descriptor is non-blocking, so the call never blocks the thread.
+func rawIO(trap, fd uintptr, b []byte) (int, syscall.Errno) {
+	n, _, errno := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	return int(n), errno
+}
+
+// watch makes ctx's cancellation interrupt the connection's I/O.
+func (c *wireConn) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == c.watched {
+		return
+	}
+	if c.unwatch != nil && !c.unwatch() && c.broken == nil {
+		// The previous context was canceled: its past deadline may be set, or about to be.
+		c.broken = errors.New("postgres connection interrupted by a canceled context")
+	}
+	c.watched, c.unwatch = done, nil
+	if done != nil {
+		c.unwatch = context.AfterFunc(ctx, func() { c.nc.SetDeadline(time.Unix(1, 0)) })
+	}
+}
+
+// fail ends the connection after an I/O or protocol error and returns the call's error.
+func (c *wireConn) fail(ctx context.Context, err error) error {
+	c.broken = fmt.Errorf("postgres connection lost: %w", err)
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		return ctxErr
+	}
+	return c.broken
+}
+
+// terminate is the Terminate message: a polite goodbye, so that the server logs no
+// unexpected EOF.
+var terminate = []byte{'X', 0, 0, 0, 4}
+
+// Close ends the connection.
+func (c *wireConn) Close() {
+	if c.unwatch != nil {
+		c.unwatch()
+	}
+	if c.broken == nil {
+		c.write(terminate)
+	}
+	c.nc.Close()
+	c.broken = net.ErrClosed
+}
