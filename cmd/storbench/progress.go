@@ -50,11 +50,15 @@ func (p *progress) end() {
 func (p *progress) build(s load.Progress) {
 	switch s.Phase {
 	case "load":
+		eta := "?"
+		if s.ETA > 0 {
+			eta = s.ETA.Round(time.Second).String()
+		}
 		p.line(fmt.Sprintf("loading: %d/%d warehouses, %d rows, %.0f rows/s, ETA %s",
-			s.WarehousesDone, s.Warehouses, s.Rows, s.RowsPerSecond, s.ETA.Round(time.Second)), 5*time.Second)
+			s.WarehousesDone, s.Warehouses, s.Rows, s.RowsPerSecond, eta), 5*time.Second)
 	case "index":
 		p.lastLine = time.Time{}
-		p.line(fmt.Sprintf("loaded %d rows in %s; creating keys, indexes and procedures, ANALYZE…",
+		p.line(fmt.Sprintf("loaded %d rows in %s; creating keys, indexes and procedures, VACUUM (FREEZE, ANALYZE), CHECKPOINT…",
 			s.Rows, s.Elapsed.Round(100*time.Millisecond)), 0)
 	}
 }

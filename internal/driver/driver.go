@@ -39,7 +39,7 @@ type Config struct {
 // Tick is the run's state at one second.
 type Tick struct {
 	Elapsed time.Duration
-	Phase   string // "ramp", "timed", "stopping"
+	Phase   string // PhaseRamp or PhaseTimed
 	// Client view over the last second, per minute.
 	TPM, NOPM   float64
 	NewOrderP95 time.Duration // over the last second
@@ -158,7 +158,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if werr != nil {
 		return nil, werr
 	}
-	res.finish(w, shards, cfg)
+	res.finish(w, shards, cfg, r)
 	return res, nil
 }
 
@@ -239,73 +239,93 @@ type window struct {
 	cpuBefore     syscall.Rusage
 	cpuAfter      syscall.Rusage
 	timeline      []Second
-	start, end    time.Time
 }
 
-// watch ticks every second (progress and timeline), reads the database counters and
-// this process's CPU time at the window's start and end, and returns at the end.
+// counterTimeout bounds a read of the database counters at a window edge: a stalled
+// server must fail the run, not hang it.
+const counterTimeout = 30 * time.Second
+
+// watch samples every second (progress and timeline), reads the database counters and
+// this process's CPU time at the window's start and end, and returns at the end, with
+// the last second sampled too.
 func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 	w := &window{}
+	s := sampler{r: r, shards: shards, lastAt: r.start, iv: newHistogram()}
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
 	startTimer := time.NewTimer(time.Until(r.windowStart))
 	defer startTimer.Stop()
 	endTimer := time.NewTimer(time.Until(r.windowEnd))
 	defer endTimer.Stop()
-	var last progressCounts
-	lastAt := r.start
-	iv := newHistogram()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-startTimer.C:
-			w.start = time.Now()
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuBefore)
-			c, err := r.db.Counters(ctx)
+			c, err := r.counters(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's start: %w", err)
 			}
 			w.before = c
-		case <-endTimer.C:
-			w.end = time.Now()
+		case now := <-endTimer.C:
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
-			c, err := r.db.Counters(ctx)
+			c, err := r.counters(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's end: %w", err)
 			}
 			w.after = c
+			w.timeline = append(w.timeline, s.sample(now))
 			return w, nil
 		case now := <-ticker.C:
-			var cur progressCounts
-			iv.Reset()
-			for _, s := range shards {
-				c := s.snapshot(iv)
-				cur.completed += c.completed
-				cur.newOrders += c.newOrders
-				cur.errors += c.errors
-			}
-			perMin := 60 / now.Sub(lastAt).Seconds()
-			sec := Second{
-				T:      int(now.Sub(r.windowStart).Round(time.Second) / time.Second),
-				TPM:    float64(cur.completed-last.completed) * perMin,
-				NOPM:   float64(cur.newOrders-last.newOrders) * perMin,
-				Errors: cur.errors - last.errors,
-			}
-			last, lastAt = cur, now
-			// Second T covers (T-1, T] from the window's start: T <= 0 is ramp-up.
-			phase := PhaseTimed
-			if sec.T <= 0 {
-				phase = PhaseRamp
-			}
-			sec.Phase = phase
-			w.timeline = append(w.timeline, sec)
-			if r.cfg.Progress != nil {
-				r.cfg.Progress(Tick{Elapsed: now.Sub(r.start), Phase: phase, TPM: sec.TPM, NOPM: sec.NOPM,
-					NewOrderP95: time.Duration(iv.ValueAtQuantile(95)) * time.Microsecond, Errors: sec.Errors})
-			}
+			w.timeline = append(w.timeline, s.sample(now))
 		}
 	}
+}
+
+func (r *run) counters(ctx context.Context) (engine.Counters, error) {
+	ctx, cancel := context.WithTimeout(ctx, counterTimeout)
+	defer cancel()
+	return r.db.Counters(ctx)
+}
+
+// sampler turns the shards' cumulative counts into per-second rates.
+type sampler struct {
+	r      *run
+	shards []*shard
+	last   progressCounts
+	lastAt time.Time
+	iv     *hdrhistogram.Histogram
+}
+
+// sample covers the time since the previous sample and reports progress.
+func (s *sampler) sample(now time.Time) Second {
+	var cur progressCounts
+	s.iv.Reset()
+	for _, sh := range s.shards {
+		c := sh.snapshot(s.iv)
+		cur.completed += c.completed
+		cur.newOrders += c.newOrders
+		cur.errors += c.errors
+	}
+	perMin := 60 / now.Sub(s.lastAt).Seconds()
+	sec := Second{
+		T:      int(now.Sub(s.r.windowStart).Round(time.Second) / time.Second),
+		TPM:    float64(cur.completed-s.last.completed) * perMin,
+		NOPM:   float64(cur.newOrders-s.last.newOrders) * perMin,
+		Errors: cur.errors - s.last.errors,
+		Phase:  PhaseTimed,
+	}
+	s.last, s.lastAt = cur, now
+	// Second T covers (T-1, T] from the window's start: T <= 0 is ramp-up.
+	if sec.T <= 0 {
+		sec.Phase = PhaseRamp
+	}
+	if s.r.cfg.Progress != nil {
+		s.r.cfg.Progress(Tick{Elapsed: now.Sub(s.r.start), Phase: sec.Phase, TPM: sec.TPM, NOPM: sec.NOPM,
+			NewOrderP95: time.Duration(s.iv.ValueAtQuantile(95)) * time.Microsecond, Errors: sec.Errors})
+	}
+	return sec
 }
 
 // mergeShards folds the shards' window statistics together.

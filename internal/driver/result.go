@@ -105,9 +105,10 @@ type ClientCPU struct {
 // database, may have set the pace.
 const clientBound = 0.8
 
-// Second is one second of the run, counted by the client (ramp seconds have T < 0).
+// Second is one second of the run, counted by the client: T covers (T-1, T] seconds
+// from the window's start, so ramp-up seconds have T <= 0.
 type Second struct {
-	T      int     `json:"t"` // seconds from the window's start
+	T      int     `json:"t"`
 	Phase  string  `json:"phase"`
 	TPM    float64 `json:"tpm"`
 	NOPM   float64 `json:"nopm"`
@@ -121,11 +122,15 @@ func resultConfig(cfg Config) RunConfig {
 }
 
 // finish computes the result from the window's measurements.
-func (res *Result) finish(w *window, shards []*shard, cfg Config) {
-	res.Start, res.End = w.start, w.end
-	minutes := w.end.Sub(w.start).Minutes()
-	res.TPMDB = PerMinute(w.after.Transactions-w.before.Transactions, minutes)
-	res.NOPMDB = PerMinute(w.after.NextOrderIDs-w.before.NextOrderIDs, minutes)
+// The client counts transactions completing inside the planned window, so its rates
+// are over the planned duration; the database counters are rates over the time between
+// their two reads.
+func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
+	res.Start, res.End = r.windowStart, r.windowEnd
+	minutes := cfg.Duration.Minutes()
+	dbMinutes := w.after.At.Sub(w.before.At).Minutes()
+	res.TPMDB = PerMinute(w.after.Transactions-w.before.Transactions, dbMinutes)
+	res.NOPMDB = PerMinute(w.after.NextOrderIDs-w.before.NextOrderIDs, dbMinutes)
 	res.Sources = map[string]string{
 		"tpm_db":      w.after.TransactionsSource + ", delta over the timed window",
 		"nopm_db":     w.after.NewOrdersSource + ", delta over the timed window (committed New-Orders only)",
@@ -148,7 +153,7 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config) {
 	res.ErrorsByKind = kinds
 	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
-	if secs := w.end.Sub(w.start).Seconds() * float64(cfg.ClientCPUs); secs > 0 {
+	if secs := cfg.Duration.Seconds() * float64(cfg.ClientCPUs); secs > 0 {
 		res.ClientCPU.Utilization = (res.ClientCPU.UserSeconds + res.ClientCPU.SystemSeconds) / secs
 	}
 	if res.ClientCPU.Utilization > clientBound {

@@ -95,7 +95,7 @@ func (s *shard) record(o *outcome, in *inputs) {
 	s.hist[o.txn].RecordValue(clamp(us))
 	switch o.txn {
 	case tpcc.NewOrder:
-		s.inputs.CountNewOrder(&in.newOrder)
+		s.inputs.CountNewOrder(&in.newOrder, o.rolledBack)
 	case tpcc.Payment:
 		s.inputs.CountPayment(&in.payment)
 	case tpcc.OrderStatus:
@@ -104,7 +104,7 @@ func (s *shard) record(o *outcome, in *inputs) {
 }
 
 // clamp keeps a value inside the histogram's range; only a latency above 5 minutes
-// could leave it, and the maximum still shows it happened.
+// could leave it, and it then counts as 5 minutes (the maximum shows that cap).
 func clamp(us int64) int64 {
 	return max(histMin, min(us, histMax))
 }

@@ -55,6 +55,7 @@ func (u *user) loop(ctx context.Context, r *run) {
 			return
 		}
 		o := outcome{txn: t}
+		lost := false
 		began := time.Now()
 		for {
 			var err error
@@ -67,16 +68,17 @@ func (u *user) loop(ctx context.Context, r *run) {
 				o.retries++
 				continue
 			}
-			o.err, o.errKind = err, f.Kind
-			if f.Lost && !u.reopen(ctx, r) {
-				return
-			}
+			o.err, o.errKind, lost = err, f.Kind, f.Lost
 			break
 		}
 		end := time.Now()
 		o.latency = end.Sub(began)
 		o.inWindow = !end.Before(r.windowStart) && end.Before(r.windowEnd)
 		u.shard.record(&o, &u.in)
+		// Reconnect only after recording: the backoff is not the transaction's latency.
+		if lost && !u.reopen(ctx, r) {
+			return
+		}
 		if r.cfg.Keying && !r.pause(ctx, thinkTime(u.gen.Rand(), tpcc.Paces[t].MeanThink)) {
 			return
 		}

@@ -16,12 +16,21 @@ import (
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
-// Database is an open TPC-C database of one engine.
+// Database is an open TPC-C database of one engine: what build, run and check need
+// of it, as three small interfaces.
 type Database interface {
+	Builder
+	Runner
+	Checker
 	// Engine names the engine ("postgres").
 	Engine() string
 	// ServerVersion is the server's own version string.
 	ServerVersion(ctx context.Context) (string, error)
+	Close()
+}
+
+// Builder creates, loads and removes the schema.
+type Builder interface {
 	// ExistingTables lists the TPC-C tables (and storbench's metadata table) present.
 	ExistingTables(ctx context.Context) ([]string, error)
 	// CreateTables creates the empty tables, without indexes or constraints.
@@ -29,24 +38,30 @@ type Database interface {
 	// NewLoader opens one load connection; build uses several in parallel.
 	NewLoader(ctx context.Context) (Loader, error)
 	// FinishBuild creates indexes, constraints and stored procedures, records info,
-	// and refreshes the planner's statistics.
+	// and leaves the database ready to measure (statistics, hint bits, checkpoint).
 	FinishBuild(ctx context.Context, info BuildInfo) error
-	// BuildInfo reads what FinishBuild recorded; ErrNoBuildInfo when the database was
-	// built by another tool (its warehouse count is still given).
-	BuildInfo(ctx context.Context) (BuildInfo, error)
 	// Drop removes the TPC-C tables (only those, and storbench's metadata) and returns
 	// the names it dropped.
 	Drop(ctx context.Context) ([]string, error)
+}
+
+// Runner serves a run: sessions for the virtual users and the database's counters.
+type Runner interface {
+	// BuildInfo reads what FinishBuild recorded; ErrNoBuildInfo when the database was
+	// built by another tool (its warehouse count is still given).
+	BuildInfo(ctx context.Context) (BuildInfo, error)
 	// Connect opens one virtual user's session.
 	Connect(ctx context.Context, mode Mode) (Session, error)
 	// Counters reads the database's own throughput counters (HammerDB's view).
 	Counters(ctx context.Context) (Counters, error)
-	// Check runs one consistency query (tpcc.Check) and returns its violation count
-	// and the first violating keys, formatted.
-	Check(ctx context.Context, query string) (violations int64, keys []string, err error)
 	// Classify tells the driver what a transaction error means.
 	Classify(err error) Failure
-	Close()
+}
+
+// Checker runs one consistency query (tpcc.Check) and returns its violation count and
+// the first violating keys, formatted.
+type Checker interface {
+	Check(ctx context.Context, query string) (violations int64, keys []string, err error)
 }
 
 // Loader streams text rows (tpcc.Generator's format) into one table.

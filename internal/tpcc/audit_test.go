@@ -179,8 +179,8 @@ func TestAuditOneWarehouse(t *testing.T) {
 
 func TestInputStatsCountAndAdd(t *testing.T) {
 	var a InputStats
-	a.CountNewOrder(&NewOrderInput{Lines: make([]OrderLine, 7), Rollback: true, Remote: 2})
-	a.CountNewOrder(&NewOrderInput{Lines: make([]OrderLine, 5)})
+	a.CountNewOrder(&NewOrderInput{Lines: make([]OrderLine, 7), Rollback: true, Remote: 2}, true)
+	a.CountNewOrder(&NewOrderInput{Lines: make([]OrderLine, 5)}, false)
 	a.CountPayment(&PaymentInput{WID: 1, CWID: 2, ByName: true})
 	a.CountPayment(&PaymentInput{WID: 3, CWID: 3})
 	a.CountOrderStatus(&OrderStatusInput{ByName: true})

@@ -101,7 +101,7 @@ func runInputs(t *testing.T, warehouses int, draws int) *inputRun {
 		if no.AllLocal != (remote == 0) {
 			t.Fatalf("AllLocal = %v with %d remote lines", no.AllLocal, remote)
 		}
-		res.stats.CountNewOrder(&no)
+		res.stats.CountNewOrder(&no, no.Rollback)
 	}
 
 	var p PaymentInput

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,6 +40,14 @@ var (
 	buildInfoReadSQL string
 	//go:embed sql/warehouse_count.sql
 	warehouseCountSQL string
+	//go:embed sql/server_version.sql
+	serverVersionSQL string
+	//go:embed sql/loader_session.sql
+	loaderSessionSQL string
+	//go:embed sql/finish_vacuum.sql
+	finishVacuumSQL string
+	//go:embed sql/finish_checkpoint.sql
+	finishCheckpointSQL string
 )
 
 func init() {
@@ -48,10 +57,13 @@ func init() {
 // DB is an open PostgreSQL TPC-C database. It keeps one connection for schema work,
 // counters and checks; loaders and sessions open their own.
 type DB struct {
-	cfg       *pgx.ConnConfig
-	conn      *pgx.Conn
-	procsOnce sync.Once
-	procsErr  error
+	cfg  *pgx.ConnConfig
+	conn *pgx.Conn
+	// procsOK is set once checkProcedures found storbench's functions.
+	procsOK atomic.Bool
+	// mu serialises the uses of conn that can overlap during a run: the watcher's
+	// Counters and the procedure check of users connecting or reconnecting.
+	mu sync.Mutex
 }
 
 // Open connects to the database a postgres:// DSN names.
@@ -77,7 +89,7 @@ func (db *DB) Engine() string { return "postgres" }
 // ServerVersion implements engine.Database.
 func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 	var v string
-	err := db.conn.QueryRow(ctx, "SELECT version()").Scan(&v)
+	err := db.conn.QueryRow(ctx, serverVersionSQL).Scan(&v)
 	return v, err
 }
 
@@ -108,12 +120,16 @@ func (db *DB) CreateTables(ctx context.Context) error {
 	return err
 }
 
-// FinishBuild implements engine.Database.
+// FinishBuild implements engine.Database. It leaves the database as a run expects
+// it: indexed, frozen and analyzed, and written out by a checkpoint (finish_*.sql).
+// Each step is its own Exec: VACUUM cannot run in a transaction block, which a
+// multi-statement Exec would be.
 func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) error {
 	steps := []struct{ what, sql string }{
 		{"create keys and indexes", indexesSQL},
 		{"create stored procedures", functionsSQL},
-		{"analyze", "ANALYZE"},
+		{"vacuum", finishVacuumSQL},
+		{"checkpoint", finishCheckpointSQL},
 	}
 	for _, s := range steps {
 		if _, err := db.conn.Exec(ctx, s.sql); err != nil {
@@ -155,6 +171,7 @@ func (db *DB) Drop(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Generated, not an embedded file: the statements name what was found above.
 	var stmt strings.Builder
 	for _, f := range funcs {
 		fmt.Fprintf(&stmt, "DROP FUNCTION %s;\n", f)
@@ -174,6 +191,8 @@ func (db *DB) Drop(ctx context.Context) ([]string, error) {
 // database (HammerDB sums every database on the server, so unrelated activity counts
 // there) and sum(d_next_o_id).
 func (db *DB) Counters(ctx context.Context) (engine.Counters, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	var c engine.Counters
 	err := db.conn.QueryRow(ctx, countersSQL).Scan(&c.Transactions, &c.NextOrderIDs)
 	c.At = time.Now()
@@ -206,22 +225,50 @@ func (db *DB) Check(ctx context.Context, query string) (int64, []string, error) 
 	return violations, keys, rows.Err()
 }
 
-// Classify implements engine.Database.
+// errConnLost marks an error after which the session's connection is unusable: the
+// sessions wrap their error with it when, and only when, that is so (procedures: the
+// wire connection is broken; sql: pgx closed the connection). Classify reads it.
+var errConnLost = errors.New("postgres connection lost")
+
+// Classify implements engine.Database. Kind is the SQLSTATE of a server error,
+// "canceled" when the context ended the call, "connection" for another lost
+// connection, and "client" for errors the client found in a reply (a missing row, an
+// unexpected NULL or row count) over a connection that stays usable.
 func (db *DB) Classify(err error) engine.Failure {
+	lost := errors.Is(err, errConnLost)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "40001", "40P01": // serialization_failure, deadlock_detected
-			return engine.Failure{Retry: true, Kind: pgErr.Code}
-		case "57P01", "57P02", "57P03": // admin shutdown, crash shutdown, cannot connect now
-			return engine.Failure{Kind: pgErr.Code, Lost: true}
+			return engine.Failure{Retry: true, Kind: pgErr.Code, Lost: lost}
 		}
-		return engine.Failure{Kind: pgErr.Code}
+		return engine.Failure{Kind: pgErr.Code, Lost: lost || connectionEnded(pgErr)}
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return engine.Failure{Kind: "canceled"}
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return engine.Failure{Kind: "canceled", Lost: lost}
+	case lost:
+		return engine.Failure{Kind: "connection", Lost: true}
 	}
-	return engine.Failure{Kind: "connection", Lost: true}
+	return engine.Failure{Kind: "client"}
+}
+
+// connectionEnded reports whether the server ends the session with this error: a
+// FATAL or PANIC, a connection exception (class 08), or an operator intervention that
+// ends sessions (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now,
+// 57P04 database dropped, 57P05 idle session timeout).
+func connectionEnded(pgErr *pgconn.PgError) bool {
+	return isFatal(pgErr) || strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P0")
+}
+
+// isFatal reports whether pgErr is a FATAL or PANIC error: the server closes the
+// connection after it.
+func isFatal(pgErr *pgconn.PgError) bool {
+	sev := pgErr.SeverityUnlocalized
+	if sev == "" { // servers before 9.6 send only the localized severity
+		sev = pgErr.Severity
+	}
+	return sev == "FATAL" || sev == "PANIC"
 }
 
 // Connect implements engine.Database.
@@ -248,23 +295,29 @@ var procedureNames = []string{"storbench_delivery", "storbench_new_order", "stor
 	"storbench_payment", "storbench_stock_level"}
 
 // checkProcedures fails early, with a useful message, when the database has the tables
-// but not storbench's functions (built by another tool). It asks the server once.
+// but not storbench's functions (built by another tool). Only success is remembered: a
+// failure (a transient one too) is returned, and the next connect asks again.
 func (db *DB) checkProcedures(ctx context.Context) error {
-	db.procsOnce.Do(func() {
-		have, err := db.ownFunctions(ctx)
-		if err != nil {
-			db.procsErr = err
-			return
+	if db.procsOK.Load() {
+		return nil
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.procsOK.Load() {
+		return nil
+	}
+	have, err := db.ownFunctions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range procedureNames {
+		if !slices.ContainsFunc(have, func(f string) bool { return strings.HasPrefix(f, name+"(") }) {
+			return fmt.Errorf("%w: the database lacks storbench's stored procedure %s: run storbench build, or use --mode sql",
+				engine.ErrInput, name)
 		}
-		for _, name := range procedureNames {
-			if !slices.ContainsFunc(have, func(f string) bool { return strings.HasPrefix(f, name+"(") }) {
-				db.procsErr = fmt.Errorf("%w: the database lacks storbench's stored procedure %s: run storbench build, or use --mode sql",
-					engine.ErrInput, name)
-				return
-			}
-		}
-	})
-	return db.procsErr
+	}
+	db.procsOK.Store(true)
+	return nil
 }
 
 // ownFunctions lists storbench's functions as regprocedure text ("name(argtypes)").
@@ -282,9 +335,10 @@ func (db *DB) NewLoader(ctx context.Context) (engine.Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A load is rebuilt on failure, not recovered: commits need not wait for the WAL
-	// flush (each COPY is one transaction; durability comes from the final checkpoint).
-	if _, err := conn.Exec(ctx, "SET synchronous_commit = off"); err != nil {
+	// A load is rebuilt on failure, not recovered: its commits need not wait for the
+	// WAL flush (each COPY is one transaction). FinishBuild's CHECKPOINT writes
+	// everything the load left, WAL and data pages, before the database counts as built.
+	if _, err := conn.Exec(ctx, loaderSessionSQL); err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}
@@ -295,6 +349,7 @@ type loader struct{ conn *pgx.Conn }
 
 // Load streams text rows with COPY: the generator's format is COPY's text format.
 func (l *loader) Load(ctx context.Context, table tpcc.Table, rows io.Reader) (int64, error) {
+	// Generated, not an embedded file: the column list is tpcc's, the generator's order.
 	sql := fmt.Sprintf("COPY %s (%s) FROM STDIN", table, strings.Join(table.Columns(), ", "))
 	tag, err := l.conn.PgConn().CopyFrom(ctx, rows, sql)
 	return tag.RowsAffected(), err

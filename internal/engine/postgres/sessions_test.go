@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -151,6 +152,7 @@ func TestSessions(t *testing.T) {
 		testSession(t, db, connectNetConn(t, db))
 	})
 	t.Run("Wire", func(t *testing.T) { testWire(t, ts) })
+	t.Run("SQLConnection", func(t *testing.T) { testSQLConnection(t, ts) })
 	t.Run("Equivalence", func(t *testing.T) { testEquivalence(t, ts) })
 	t.Run("Concurrent", func(t *testing.T) {
 		for _, mode := range modes {
@@ -578,10 +580,21 @@ func testStockLevel(t *testing.T, db *DB, s engine.Session) {
 func testErrors(t *testing.T, db *DB, s engine.Session) {
 	ctx := context.Background()
 	before := digests(t, db)
-	// A customer that does not exist, after the warehouse and district were updated.
+	// A customer that does not exist, after the warehouse and district were updated: a
+	// data error, not a lost connection (the procedures raise P0002, the sql mode finds
+	// no row itself).
 	err := s.Payment(ctx, &tpcc.PaymentInput{WID: 1, DID: 1, CWID: 1, CDID: 1, CID: 999999, Amount: 100})
 	if err == nil {
 		t.Error("Payment of a missing customer succeeded")
+	} else if f := db.Classify(err); f.Retry || f.Lost || (f.Kind != "P0002" && f.Kind != "client") {
+		t.Errorf("Classify(%v) = %+v, want kind P0002 or client, not lost", err, f)
+	}
+	_, err = s.NewOrder(ctx, &tpcc.NewOrderInput{WID: 1, DID: 2, CID: 999999, AllLocal: true, Lines: []tpcc.OrderLine{
+		{ItemID: 1, SupplyWID: 1, Quantity: 5}, {ItemID: 2, SupplyWID: 1, Quantity: 5}}})
+	if err == nil {
+		t.Error("New-Order of a missing customer succeeded")
+	} else if f := db.Classify(err); f.Retry || f.Lost || (f.Kind != "P0002" && f.Kind != "client") {
+		t.Errorf("Classify(%v) = %+v, want kind P0002 or client, not lost", err, f)
 	}
 	// A server error in the middle of the work: a quantity beyond smallint.
 	_, err = s.NewOrder(ctx, &tpcc.NewOrderInput{WID: 1, DID: 1, CID: 1, AllLocal: true, Lines: []tpcc.OrderLine{
@@ -600,6 +613,69 @@ func testErrors(t *testing.T, db *DB, s engine.Session) {
 	if err := s.Payment(ctx, &tpcc.PaymentInput{WID: 1, DID: 1, CWID: 1, CDID: 1, CID: 1, Amount: 100}); err != nil {
 		t.Errorf("Payment after errors: %v", err)
 	}
+}
+
+// terminateNewest ends the newest client backend of db's database other than db's own
+// connection: the session a test just opened.
+func terminateNewest(t *testing.T, db *DB) {
+	t.Helper()
+	var ok bool
+	q(t, db, `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+		WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+		ORDER BY backend_start DESC LIMIT 1`, &ok)
+	if !ok {
+		t.Fatal("pg_terminate_backend failed")
+	}
+}
+
+// testSQLConnection: the sql mode's connection ends (errConnLost) when, and only when,
+// pgx closed it.
+func testSQLConnection(t *testing.T, ts *testServer) {
+	db := ts.clone(t)
+	ctx := context.Background()
+	payment := &tpcc.PaymentInput{WID: 1, DID: 1, CWID: 1, CDID: 1, CID: 1, Amount: 100}
+	t.Run("Canceled", func(t *testing.T) {
+		s := connect(t, db, engine.SQL)
+		canceled, cancel := context.WithCancel(ctx)
+		cancel()
+		err := s.Payment(canceled, payment)
+		if f := db.Classify(err); !errors.Is(err, context.Canceled) || f != (engine.Failure{Kind: "canceled"}) {
+			t.Errorf("Payment with a canceled context = %v (%+v); want canceled, not lost", err, f)
+		}
+		if err := s.Payment(ctx, payment); err != nil {
+			t.Errorf("Payment after a canceled call: %v", err)
+		}
+	})
+	t.Run("CanceledDuringCall", func(t *testing.T) {
+		s := connect(t, db, engine.SQL)
+		// Payment waits for the warehouse row another transaction locked.
+		tx, err := db.conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SELECT FROM warehouse WHERE w_id = 1 FOR UPDATE"); err != nil {
+			t.Fatal(err)
+		}
+		callCtx, cancel := context.WithCancel(ctx)
+		timer := time.AfterFunc(200*time.Millisecond, cancel)
+		defer timer.Stop()
+		err = s.Payment(callCtx, payment)
+		tx.Rollback(ctx)
+		// pgx closes a connection whose statement the context interrupted.
+		if f := db.Classify(err); !errors.Is(err, context.Canceled) || f != (engine.Failure{Kind: "canceled", Lost: true}) {
+			t.Errorf("Payment canceled during the call = %v (%+v); want canceled, lost", err, f)
+		}
+	})
+	t.Run("Terminated", func(t *testing.T) {
+		s := connect(t, db, engine.SQL)
+		terminateNewest(t, db)
+		for range 2 {
+			if err := s.Payment(ctx, payment); err == nil || !db.Classify(err).Lost {
+				t.Errorf("Payment on a terminated backend = %v (%+v); want a lost connection", err, db.Classify(err))
+			}
+		}
+	})
 }
 
 // testChecks runs the consistency conditions of 3.3.2 (all but 3.3.2.11, which holds

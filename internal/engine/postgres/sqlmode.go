@@ -565,21 +565,28 @@ func (s *sqlSession) readDelivered(br pgx.BatchResults) (err error) {
 func (s *sqlSession) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (int, error) {
 	s.w, s.d, s.threshold = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.Threshold)
 	if err := s.conn.QueryRow(ctx, sqlStockLevel, s.stockLevelArgs...).Scan(&s.count); err != nil {
-		return 0, err
+		return 0, s.abort(ctx, err)
 	}
 	return int(s.count), nil
 }
 
 // abort ends the transaction a failed statement left open, so the session stays usable,
-// and returns the statement's error as it is (Classify reads its SQLSTATE).
+// and returns the statement's error (Classify reads its SQLSTATE). When the connection
+// is gone the error wraps errConnLost: pgx closed the connection (an I/O error, a
+// FATAL error, a context that interrupted a statement), or the rollback failed and
+// abort closed it (the session's state is then unknown). A context already done before
+// a statement started leaves the connection open, and the error is ctx's alone.
 func (s *sqlSession) abort(ctx context.Context, err error) error {
-	if s.conn.IsClosed() || s.conn.PgConn().TxStatus() == 'I' {
-		return err
+	if !s.conn.IsClosed() && s.conn.PgConn().TxStatus() != 'I' {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, rerr := s.conn.Exec(rctx, sqlRollback); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+			s.conn.Close(rctx)
+		}
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if _, rerr := s.conn.Exec(rctx, sqlRollback); rerr != nil {
-		return errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+	if s.conn.IsClosed() {
+		return fmt.Errorf("%w: %w", errConnLost, err)
 	}
 	return err
 }

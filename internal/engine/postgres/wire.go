@@ -61,8 +61,7 @@ type wireConn struct {
 	nc net.Conn
 	// rc is nc's descriptor for raw I/O; nil when nc is not a plain socket (TLS), and
 	// then nc's own Read and Write serve.
-	rc  syscall.RawConn
-	pid uint32 // the backend's process id
+	rc syscall.RawConn
 
 	wbuf []byte // the request being built, reused
 	out  []byte // what rc.Write still has to write
@@ -81,11 +80,15 @@ type wireConn struct {
 
 	// Cancellation: watched is the Done channel of the context whose cancellation
 	// interrupts the I/O (by a past deadline), unwatch stops that. The driver passes one
-	// context for a whole run, so this is registered once, not per call.
+	// context for a whole run, so this is registered once, not per call. No
+	// CancelRequest is sent: a cancelled call closes the socket, and the server aborts
+	// the statement when it notices the closed connection (a call that completes
+	// before the server notices may still commit).
 	watched <-chan struct{}
 	unwatch func() bool
 
-	// broken is set once the connection is unusable; every call then returns it.
+	// broken is set (by end) once the connection is unusable; every call then returns
+	// it. It always wraps errConnLost.
 	broken error
 }
 
@@ -111,7 +114,7 @@ func dialWire(ctx context.Context, cfg *pgx.ConnConfig, stmts []*statement) (*wi
 		pc.Close(ctx)
 		return nil, err
 	}
-	c := &wireConn{nc: hc.Conn, pid: hc.PID, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192)}
+	c := &wireConn{nc: hc.Conn, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192)}
 	if sc, ok := hc.Conn.(syscall.Conn); ok {
 		if c.rc, err = sc.SyscallConn(); err != nil {
 			hc.Conn.Close()
@@ -200,10 +203,12 @@ func appendInt4Array(b []byte, vs []int32) []byte {
 
 // call runs st with the parameters in b (bind(st) plus the values), sending the request
 // in one write and reading the reply through ReadyForQuery; the result row lands in
-// c.row. A server error returns as its *pgconn.PgError, with the connection still
-// usable. Any other failure ends the connection: this and every later call return an
-// error that is no *pgconn.PgError, which DB.Classify reports as Lost, except that when
-// ctx's cancellation interrupted the call it returns ctx's error.
+// c.row. An ERROR from the server returns as its *pgconn.PgError, and a reply without
+// exactly one well-formed row as a plain error; the connection stays usable after
+// both. Any other failure (I/O, a corrupt stream, a FATAL error, ctx's cancellation
+// interrupting the call) ends the connection: this and every later call return an
+// error wrapping errConnLost (and the server's error, or ctx's, where there is one).
+// A ctx already done before the call returns ctx's error and leaves the connection be.
 func (c *wireConn) call(ctx context.Context, st *statement, b []byte) error {
 	c.wbuf = appendRequestEnd(b)
 	if err := ctx.Err(); err != nil {
@@ -235,11 +240,10 @@ func (c *wireConn) call(ctx context.Context, st *statement, b []byte) error {
 				return c.fail(ctx, err)
 			}
 			pgErr := pgconn.ErrorResponseToPgError(&msg)
-			if msg.SeverityUnlocalized == "FATAL" || msg.SeverityUnlocalized == "PANIC" {
-				// The server closes the connection: no ReadyForQuery follows. Later calls
-				// get an error that is no PgError, so that they count as Lost.
-				c.broken = fmt.Errorf("postgres connection closed by the server: %v", pgErr)
-				return pgErr
+			if isFatal(pgErr) {
+				// The server closes the connection: no ReadyForQuery follows.
+				c.end(fmt.Errorf("%w: closed by the server: %v", errConnLost, pgErr))
+				return fmt.Errorf("%w: %w", errConnLost, pgErr)
 			}
 			result = pgErr
 		case 'Z': // ReadyForQuery
@@ -400,7 +404,7 @@ func (c *wireConn) watch(ctx context.Context) {
 	}
 	if c.unwatch != nil && !c.unwatch() && c.broken == nil {
 		// The previous context was canceled: its past deadline may be set, or about to be.
-		c.broken = errors.New("postgres connection interrupted by a canceled context")
+		c.end(fmt.Errorf("%w: interrupted by a canceled context", errConnLost))
 	}
 	c.watched, c.unwatch = done, nil
 	if done != nil {
@@ -408,13 +412,21 @@ func (c *wireConn) watch(ctx context.Context) {
 	}
 }
 
-// fail ends the connection after an I/O or protocol error and returns the call's error.
+// fail ends the connection after an I/O or protocol error and returns the call's error:
+// ctx's error, wrapped with errConnLost, when ctx's cancellation interrupted the I/O.
 func (c *wireConn) fail(ctx context.Context, err error) error {
-	c.broken = fmt.Errorf("postgres connection lost: %w", err)
+	c.end(fmt.Errorf("%w: %w", errConnLost, err))
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-		return ctxErr
+		return fmt.Errorf("%w: call interrupted: %w", errConnLost, ctxErr)
 	}
 	return c.broken
+}
+
+// end marks the connection unusable with broken (which wraps errConnLost) and closes
+// the socket: the server sees the connection end, and aborts what it still runs.
+func (c *wireConn) end(broken error) {
+	c.broken = broken
+	c.nc.Close()
 }
 
 // terminate is the Terminate message: a polite goodbye, so that the server logs no
@@ -428,7 +440,6 @@ func (c *wireConn) Close() {
 	}
 	if c.broken == nil {
 		c.write(terminate)
+		c.end(fmt.Errorf("%w: %w", errConnLost, net.ErrClosed))
 	}
-	c.nc.Close()
-	c.broken = net.ErrClosed
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -203,13 +205,18 @@ func TestWireProtocol(t *testing.T) {
 		t.Errorf("Classify(%v) = %+v", err, f)
 	}
 
+	// Replies the client finds wrong, over a connection that stays usable: not lost.
 	srv.reply(n, false, &pgproto3.BindComplete{}, &pgproto3.DataRow{Values: [][]byte{nil}}, ready)
 	if err := call(); err == nil {
 		t.Error("a NULL result gave no error")
+	} else if f := db.Classify(err); f != (engine.Failure{Kind: "client"}) {
+		t.Errorf("Classify(%v) = %+v, want kind client", err, f)
 	}
 	srv.reply(n, false, &pgproto3.BindComplete{}, &pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")}, ready)
 	if err := call(); err == nil {
 		t.Error("no result row gave no error")
+	} else if f := db.Classify(err); f != (engine.Failure{Kind: "client"}) {
+		t.Errorf("Classify(%v) = %+v, want kind client", err, f)
 	}
 
 	srv.reply(n, false, &pgproto3.BindComplete{}, row(-2), &pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")}, ready)
@@ -217,19 +224,20 @@ func TestWireProtocol(t *testing.T) {
 		t.Fatalf("call after errors = %v, row %d; want nil, -2", err, c.row[0])
 	}
 
-	// A fatal error: the server closes the connection.
-	srv.reply(n, true, serverErr("FATAL", "57P01"))
-	if err := call(); !errors.As(err, &pgErr) || pgErr.Code != "57P01" || !db.Classify(err).Lost {
-		t.Fatalf("call = %v (%+v); want the server's error 57P01, lost", err, db.Classify(err))
+	// A fatal error, of a code that does not say so itself: the server closes the
+	// connection.
+	srv.reply(n, true, serverErr("FATAL", "XX000"))
+	if err := call(); !errors.As(err, &pgErr) || pgErr.Code != "XX000" || db.Classify(err) != (engine.Failure{Kind: "XX000", Lost: true}) {
+		t.Fatalf("call = %v (%+v); want the server's error XX000, lost", err, db.Classify(err))
 	}
-	if err := call(); err == nil || !db.Classify(err).Lost {
+	if err := call(); err == nil || db.Classify(err) != (engine.Failure{Kind: "connection", Lost: true}) {
 		t.Errorf("call after a fatal error = %v (%+v); want a lost connection", err, db.Classify(err))
 	}
 
 	// The connection ends in the middle of a reply.
 	c, srv = pipeConn(t)
 	srv.reply(n, true, &pgproto3.BindComplete{})
-	if err := call(); !errors.Is(err, io.EOF) || !db.Classify(err).Lost {
+	if err := call(); !errors.Is(err, io.EOF) || db.Classify(err) != (engine.Failure{Kind: "connection", Lost: true}) {
 		t.Errorf("call = %v (%+v); want EOF, lost", err, db.Classify(err))
 	}
 	// A corrupt stream.
@@ -237,6 +245,42 @@ func TestWireProtocol(t *testing.T) {
 	srv.reply(n, false, encoderFunc([]byte{'D', 0xff, 0, 0, 0}))
 	if err := call(); err == nil || !db.Classify(err).Lost {
 		t.Errorf("call = %v (%+v); want a lost connection", err, db.Classify(err))
+	}
+}
+
+// TestClassify: what each kind of error means to the driver.
+func TestClassify(t *testing.T) {
+	db := &DB{}
+	pgErr := func(severity, code string) error {
+		return fmt.Errorf("payment: %w", &pgconn.PgError{Severity: severity, SeverityUnlocalized: severity, Code: code})
+	}
+	lost := func(err error) error { return fmt.Errorf("%w: %w", errConnLost, err) }
+	tests := []struct {
+		err  error
+		want engine.Failure
+	}{
+		{pgErr("ERROR", "40001"), engine.Failure{Retry: true, Kind: "40001"}},
+		{pgErr("ERROR", "40P01"), engine.Failure{Retry: true, Kind: "40P01"}},
+		{pgErr("ERROR", "23505"), engine.Failure{Kind: "23505"}},
+		{pgErr("ERROR", "57014"), engine.Failure{Kind: "57014"}}, // statement timeout: the session lives
+		{pgErr("FATAL", "57P01"), engine.Failure{Kind: "57P01", Lost: true}},
+		{pgErr("FATAL", "XX000"), engine.Failure{Kind: "XX000", Lost: true}},
+		{pgErr("PANIC", "XX000"), engine.Failure{Kind: "XX000", Lost: true}},
+		{pgErr("ERROR", "57P04"), engine.Failure{Kind: "57P04", Lost: true}},
+		{pgErr("ERROR", "08006"), engine.Failure{Kind: "08006", Lost: true}},
+		{&pgconn.PgError{Severity: "FATAL", Code: "XX000"}, engine.Failure{Kind: "XX000", Lost: true}}, // no unlocalized severity
+		{lost(pgErr("ERROR", "XX000")), engine.Failure{Kind: "XX000", Lost: true}},
+		{fmt.Errorf("customer: %w", pgx.ErrNoRows), engine.Failure{Kind: "client"}},
+		{errors.New("storbench_payment returned 0 rows, want 1"), engine.Failure{Kind: "client"}},
+		{lost(io.EOF), engine.Failure{Kind: "connection", Lost: true}},
+		{context.Canceled, engine.Failure{Kind: "canceled"}},
+		{fmt.Errorf("batch: %w", context.DeadlineExceeded), engine.Failure{Kind: "canceled"}},
+		{lost(context.Canceled), engine.Failure{Kind: "canceled", Lost: true}},
+	}
+	for _, tt := range tests {
+		if got := db.Classify(tt.err); got != tt.want {
+			t.Errorf("Classify(%v) = %+v, want %+v", tt.err, got, tt.want)
+		}
 	}
 }
 
@@ -310,8 +354,8 @@ func testWire(t *testing.T, ts *testServer) {
 				if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
 					t.Errorf("Payment with a canceled context = %v after %v", err, time.Since(start))
 				}
-				if f := db.Classify(err); f.Lost {
-					t.Errorf("Classify(%v) = %+v", err, f)
+				if f := db.Classify(err); f != (engine.Failure{Kind: "canceled"}) {
+					t.Errorf("Classify(%v) = %+v, want canceled, not lost", err, f)
 				}
 				if err := s.Payment(ctx, payment); err != nil {
 					t.Errorf("Payment after a canceled call: %v", err)
@@ -336,6 +380,10 @@ func testWire(t *testing.T, ts *testServer) {
 				if took := time.Since(start); !errors.Is(err, context.Canceled) || took > 2*time.Second {
 					t.Errorf("Payment canceled after 200ms = %v after %v", err, took)
 				}
+				// The call's connection is closed: canceled, and lost.
+				if f := db.Classify(err); f != (engine.Failure{Kind: "canceled", Lost: true}) {
+					t.Errorf("Classify(%v) = %+v, want canceled, lost", err, f)
+				}
 				tx.Rollback(ctx)
 				// The reply may still be on its way: the connection is not reused.
 				if err := s.Payment(ctx, payment); err == nil || !db.Classify(err).Lost {
@@ -344,11 +392,7 @@ func testWire(t *testing.T, ts *testServer) {
 			})
 			t.Run("Terminated", func(t *testing.T) {
 				s := pc.connect(t, db)
-				var ok bool
-				qargs(t, db, "SELECT pg_terminate_backend($1, 5000)", []any{int64(s.conn.pid)}, &ok)
-				if !ok {
-					t.Fatal("pg_terminate_backend failed")
-				}
+				terminateNewest(t, db)
 				for range 2 {
 					if err := s.Payment(ctx, payment); err == nil || !db.Classify(err).Lost {
 						t.Errorf("Payment on a terminated backend = %v (%+v); want a lost connection", err, db.Classify(err))

@@ -1,0 +1,204 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// fakeDB is an engine whose sessions take about a millisecond per transaction, fail
+// now and then with a retryable error or a lost connection, and keep exact counters.
+// It tests the driver's window, timeline, retries and reconnects without a server.
+type fakeDB struct {
+	commits, newOrders atomic.Int64 // what "the database" committed
+	connects           atomic.Int64
+	mu                 sync.Mutex
+	completions        []time.Time // when each successful transaction returned
+}
+
+var (
+	errFakeRetry = errors.New("fake serialization failure")
+	errFakeLost  = errors.New("fake connection lost")
+)
+
+func (db *fakeDB) Engine() string                                   { return "fake" }
+func (db *fakeDB) ServerVersion(context.Context) (string, error)    { return "fake 1", nil }
+func (db *fakeDB) Close()                                           {}
+func (db *fakeDB) ExistingTables(context.Context) ([]string, error) { return nil, nil }
+func (db *fakeDB) CreateTables(context.Context) error               { return errors.New("unused") }
+func (db *fakeDB) NewLoader(context.Context) (engine.Loader, error) { return nil, errors.New("unused") }
+func (db *fakeDB) FinishBuild(context.Context, engine.BuildInfo) error {
+	return errors.New("unused")
+}
+func (db *fakeDB) Drop(context.Context) ([]string, error) { return nil, errors.New("unused") }
+func (db *fakeDB) Check(context.Context, string) (int64, []string, error) {
+	return 0, nil, errors.New("unused")
+}
+
+func (db *fakeDB) BuildInfo(context.Context) (engine.BuildInfo, error) {
+	return engine.BuildInfo{Warehouses: 2, CLoad: 100}, nil
+}
+
+func (db *fakeDB) Connect(context.Context, engine.Mode) (engine.Session, error) {
+	db.connects.Add(1)
+	return &fakeSession{db: db}, nil
+}
+
+func (db *fakeDB) Counters(context.Context) (engine.Counters, error) {
+	return engine.Counters{Transactions: db.commits.Load(), NextOrderIDs: db.newOrders.Load(), At: time.Now()}, nil
+}
+
+func (db *fakeDB) Classify(err error) engine.Failure {
+	switch {
+	case errors.Is(err, errFakeRetry):
+		return engine.Failure{Retry: true, Kind: "retry"}
+	case errors.Is(err, errFakeLost):
+		return engine.Failure{Lost: true, Kind: "lost"}
+	}
+	return engine.Failure{Kind: "other"}
+}
+
+type fakeSession struct {
+	db    *fakeDB
+	calls int
+	dead  bool
+}
+
+// do is every transaction: the 7th call of a session fails once with a retryable
+// error, the 50th loses the connection.
+func (s *fakeSession) do(newOrder bool) error {
+	if s.dead {
+		return errFakeLost
+	}
+	s.calls++
+	time.Sleep(time.Millisecond)
+	switch {
+	case s.calls%50 == 0:
+		s.dead = true
+		return errFakeLost
+	case s.calls%7 == 0:
+		return errFakeRetry
+	}
+	s.db.commits.Add(1)
+	if newOrder {
+		s.db.newOrders.Add(1)
+	}
+	s.db.mu.Lock()
+	s.db.completions = append(s.db.completions, time.Now())
+	s.db.mu.Unlock()
+	return nil
+}
+
+func (s *fakeSession) NewOrder(context.Context, *tpcc.NewOrderInput) (bool, error) {
+	return false, s.do(true)
+}
+func (s *fakeSession) Payment(context.Context, *tpcc.PaymentInput) error { return s.do(false) }
+func (s *fakeSession) OrderStatus(context.Context, *tpcc.OrderStatusInput) error {
+	return s.do(false)
+}
+func (s *fakeSession) Delivery(context.Context, *tpcc.DeliveryInput) (int, error) {
+	return 0, s.do(false)
+}
+func (s *fakeSession) StockLevel(context.Context, *tpcc.StockLevelInput) (int, error) {
+	return 0, s.do(false)
+}
+func (s *fakeSession) Close() {}
+
+func TestRunWindow(t *testing.T) {
+	db := &fakeDB{}
+	var ticks []Tick
+	cfg := Config{Users: 4, Ramp: time.Second, Duration: 2 * time.Second, Mode: engine.SQL,
+		Seed: 7, MaxRetries: 3, ClientCPUs: 1, Progress: func(tk Tick) { ticks = append(ticks, tk) }}
+	began := time.Now()
+	res, err := Run(context.Background(), db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 5*time.Second {
+		t.Errorf("a 3 s run took %v", took)
+	}
+
+	// The timeline: one ramp second, then both timed seconds, the last one included.
+	var timed []int
+	for _, s := range res.Timeline {
+		if s.Phase == PhaseTimed {
+			timed = append(timed, s.T)
+		}
+	}
+	if len(timed) != 2 || timed[0] != 1 || timed[1] != 2 {
+		t.Errorf("timed seconds %v, want [1 2]; timeline %+v", timed, res.Timeline)
+	}
+	if len(ticks) != len(res.Timeline) {
+		t.Errorf("%d progress ticks for %d timeline seconds", len(ticks), len(res.Timeline))
+	}
+
+	// Only transactions that completed inside the window count.
+	var completed int64
+	for x := range tpcc.NumTransactions {
+		completed += res.Transactions.Of(x).Count
+	}
+	inWindow := 0
+	for _, c := range db.completions {
+		if !c.Before(res.Start) && c.Before(res.End) {
+			inWindow++
+		}
+	}
+	if d := math.Abs(float64(completed - int64(inWindow))); d > 8 {
+		t.Errorf("client counted %d transactions in the window, the engine completed %d there", completed, inWindow)
+	}
+	if got, want := res.TPMClient, float64(completed)/cfg.Duration.Minutes(); got != want {
+		t.Errorf("client TPM %.0f, want %.0f (count over the planned window)", got, want)
+	}
+	// The fake's counters are exact: both views must agree closely.
+	if diff := math.Abs(res.NOPMDB-res.NOPMClient) / res.NOPMClient; diff > 0.05 {
+		t.Errorf("NOPM db %.0f vs client %.0f", res.NOPMDB, res.NOPMClient)
+	}
+
+	// Retries are counted and succeed; lost connections are errors and reconnect.
+	var retries, errs int64
+	for x := range tpcc.NumTransactions {
+		retries += res.Transactions.Of(x).Retries
+		errs += res.Transactions.Of(x).Errors
+	}
+	if retries == 0 {
+		t.Error("no retries counted")
+	}
+	if errs == 0 || res.ErrorsByKind["lost"] != errs {
+		t.Errorf("errors %d, by kind %v: want the lost connections", errs, res.ErrorsByKind)
+	}
+	if db.connects.Load() <= int64(cfg.Users) {
+		t.Errorf("%d connects for %d users: lost sessions were not reopened", db.connects.Load(), cfg.Users)
+	}
+	if res.ErrorsByKind["retry"] != 0 {
+		t.Errorf("retried transactions counted as errors: %v", res.ErrorsByKind)
+	}
+}
+
+// TestRunConnectFailure: a run never starts with fewer users than asked.
+func TestRunConnectFailure(t *testing.T) {
+	db := &refusingDB{fakeDB: &fakeDB{}, allow: 3}
+	_, err := Run(context.Background(), db, Config{Users: 5, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1})
+	if err == nil {
+		t.Fatal("run started with 3 of 5 sessions")
+	}
+}
+
+type refusingDB struct {
+	*fakeDB
+	allow int64
+}
+
+func (db *refusingDB) Connect(ctx context.Context, m engine.Mode) (engine.Session, error) {
+	if db.connects.Load() >= db.allow {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return db.fakeDB.Connect(ctx, m)
+}
