@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,19 +38,33 @@ type Options struct {
 }
 
 // BinDir finds the server binaries: $STORBENCH_PG_BINDIR, else `pg_config --bindir`
-// (Debian keeps initdb and pg_ctl off PATH), else PATH.
+// (Debian keeps initdb and pg_ctl off PATH), else Debian's newest
+// /usr/lib/postgresql/N/bin, else PATH.
 func BinDir() (string, error) {
 	if d := os.Getenv("STORBENCH_PG_BINDIR"); d != "" {
 		return d, nil
 	}
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		return strings.TrimSpace(string(out)), nil
+		d := strings.TrimSpace(string(out))
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	if found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(found) > 0 {
+		slices.SortFunc(found, func(a, b string) int { return versionOf(a) - versionOf(b) })
+		return filepath.Dir(found[len(found)-1]), nil
 	}
 	p, err := exec.LookPath("initdb")
 	if err != nil {
 		return "", errors.New("PostgreSQL server binaries not found: install postgresql or set STORBENCH_PG_BINDIR")
 	}
 	return filepath.Dir(p), nil
+}
+
+// versionOf reads N from /usr/lib/postgresql/N/bin/initdb (0 if it is not a number).
+func versionOf(initdb string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(initdb))))
+	return n
 }
 
 // Start creates a cluster in opts.Dir and starts it on a free loopback port, with
