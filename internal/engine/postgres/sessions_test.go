@@ -868,6 +868,39 @@ func testConcurrent(t *testing.T, ts *testServer, mode engine.Mode) {
 		}
 	}
 	testChecks(t, db)
+	testConcurrentDeliveries(t, db, mode)
+}
+
+// testConcurrentDeliveries: Deliveries of one warehouse running at the same time never
+// skip a district that still has undelivered orders.
+func testConcurrentDeliveries(t *testing.T, db *DB, mode engine.Mode) {
+	ctx := context.Background()
+	const users, each = 4, 20
+	var skipped atomic.Int64
+	errs := make(chan error, users)
+	for u := range users {
+		s := connect(t, db, mode)
+		go func() {
+			for range each {
+				n, err := s.Delivery(ctx, &tpcc.DeliveryInput{WID: 1, CarrierID: 1 + u})
+				if err != nil {
+					errs <- err
+					return
+				}
+				skipped.Add(int64(n))
+			}
+			errs <- nil
+		}()
+	}
+	for range users {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent Delivery: %v", err)
+		}
+	}
+	if n := skipped.Load(); n != 0 {
+		t.Errorf("%d districts skipped by concurrent Deliveries of one warehouse (each district still has undelivered orders)", n)
+	}
+	testChecks(t, db)
 }
 
 // BenchmarkSessions measures each transaction type in each mode on one session. Besides

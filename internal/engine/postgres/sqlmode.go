@@ -50,6 +50,8 @@ var (
 	//go:embed sql/sqlmode/os_lines.sql
 	sqlOSLines string
 
+	//go:embed sql/sqlmode/dl_lock.sql
+	sqlDLLock string
 	//go:embed sql/sqlmode/dl_new_order.sql
 	sqlDLNewOrder string
 	//go:embed sql/sqlmode/dl_order.sql
@@ -467,6 +469,7 @@ func (s *sqlSession) Delivery(ctx context.Context, in *tpcc.DeliveryInput) (int,
 
 	var b pgx.Batch
 	b.Queue(sqlBegin)
+	b.Queue(sqlDLLock, s.wArgs...)
 	for i := range s.district {
 		b.Queue(sqlDLNewOrder, s.district[i].newOrderArgs...)
 	}
@@ -507,8 +510,10 @@ func (s *sqlSession) readOldest(br pgx.BatchResults) (skipped int, err error) {
 			err = cerr
 		}
 	}()
-	if _, err = br.Exec(); err != nil {
-		return 0, err
+	for range 2 { // BEGIN, the warehouse's Delivery lock
+		if _, err = br.Exec(); err != nil {
+			return 0, err
+		}
 	}
 	for i := range s.district {
 		t := &s.district[i]

@@ -226,13 +226,16 @@ $$;
 -- Delivery (2.7.4), the 10 districts of a warehouse in one transaction. Each district's
 -- oldest new_order row is deleted; a district without one is skipped (2.7.4.2), and so
 -- is a district whose oldest order a concurrent Delivery deleted first (the DELETE then
--- finds no row). Returns the number of skipped districts.
+-- finds no row; Deliveries of one warehouse are serialised so that this does not
+-- happen). Returns the number of skipped districts.
 CREATE OR REPLACE FUNCTION storbench_delivery(p_w_id integer, p_carrier_id integer)
 RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
   v_delivered integer;
 BEGIN
+  -- One Delivery per warehouse at a time, to commit: see sql/sqlmode/dl_lock.sql.
+  PERFORM pg_advisory_xact_lock(21584, p_w_id);
   WITH oldest AS (
     -- min() per district reads one index entry (new_order's key) instead of grouping
     -- the warehouse's ~9000 rows.
