@@ -12,6 +12,9 @@ var checkSQL embed.FS
 // (at most five) with the total count of violations in the first column; no row means
 // the condition holds. The queries are portable SQL, written as joins of grouped
 // aggregates so they run as hash aggregates (seconds, not minutes, on a few warehouses).
+// Each finds its violations in a CTE and orders them starting with the count column:
+// ordered by the keys alone, PostgreSQL, which expects many violations, walks
+// order_line and orders by index to skip a sort, ~1.7x slower than hash joins.
 type Check struct {
 	ID   string // "3.3.2.1"
 	Name string
