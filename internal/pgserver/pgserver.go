@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -29,10 +30,14 @@ type Server struct {
 	cred *syscall.Credential // nil: run as ourselves
 }
 
-// Options configure Start.
+// Options configure Init and Start.
 type Options struct {
 	// Dir is the data directory to create; it must not exist or be empty.
 	Dir string
+	// WALDir, when set, holds the write-ahead log (initdb -X): another storage target.
+	WALDir string
+	// Port to listen on (loopback); 0 picks a free one.
+	Port int
 	// Settings are extra postgresql.conf parameters (name → value).
 	Settings map[string]string
 }
@@ -67,32 +72,43 @@ func versionOf(initdb string) int {
 	return n
 }
 
-// Start creates a cluster in opts.Dir and starts it on a free loopback port, with
-// trust authentication for the user "postgres" on loopback only.
+// Start creates a cluster (Init) and starts it: a throwaway server for tests.
 func Start(ctx context.Context, opts Options) (*Server, error) {
-	bin, err := BinDir()
+	s, err := Init(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: opts.Dir, bin: bin}
-	if os.Geteuid() == 0 {
-		if s.cred, err = postgresUser(); err != nil {
+	return s, s.Start(ctx)
+}
+
+// Init creates a cluster in opts.Dir with trust authentication for the user
+// "postgres", listening on loopback only, and writes its settings.
+func Init(ctx context.Context, opts Options) (*Server, error) {
+	s, err := Existing(opts.Dir, opts.Port)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.prepareDir(s.Dir); err != nil {
+		return nil, err
+	}
+	args := []string{"-D", s.Dir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"}
+	if opts.WALDir != "" {
+		if err := s.prepareDir(opts.WALDir); err != nil {
+			return nil, err
+		}
+		args = append(args, "-X", opts.WALDir)
+	}
+	if err := s.run(ctx, "initdb", args...); err != nil {
+		return nil, err
+	}
+	if s.Port == 0 {
+		if s.Port, err = FreePort(); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.prepareDir(); err != nil {
-		return nil, err
-	}
-	if err := s.run(ctx, "initdb", "-D", s.Dir, "-U", "postgres", "--auth=trust",
-		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
-		return nil, err
-	}
-	if s.Port, err = FreePort(); err != nil {
-		return nil, err
-	}
-	conf := fmt.Sprintf("\n# storbench pgserver\nport = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\n", s.Port, s.Dir)
-	for k, v := range opts.Settings {
-		conf += fmt.Sprintf("%s = '%s'\n", k, v)
+	conf := fmt.Sprintf("\n# storbench\nport = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\n", s.Port, s.Dir)
+	for _, k := range slices.Sorted(maps.Keys(opts.Settings)) {
+		conf += fmt.Sprintf("%s = '%s'\n", k, opts.Settings[k])
 	}
 	f, err := os.OpenFile(filepath.Join(s.Dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -102,14 +118,52 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	return s, err
+}
+
+// Existing returns the server of an initialised data directory listening on port.
+func Existing(dir string, port int) (*Server, error) {
+	bin, err := BinDir()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.run(ctx, "pg_ctl", "-D", s.Dir, "-l", filepath.Join(s.Dir, "server.log"), "-w", "-t", "60", "start"); err != nil {
-		return nil, err
+	s := &Server{Dir: dir, Port: port, bin: bin}
+	if os.Geteuid() == 0 {
+		if s.cred, err = postgresUser(); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
+
+// Start starts the server and waits until it accepts connections. The log goes to
+// server.log in the data directory.
+func (s *Server) Start(ctx context.Context) error {
+	return s.run(ctx, "pg_ctl", "-D", s.Dir, "-l", filepath.Join(s.Dir, "server.log"), "-w", "-t", "60", "start")
+}
+
+// PID returns the postmaster's process id, or 0 when the server is not running.
+func (s *Server) PID() int {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	return pid
+}
+
+// Version is the server binary's own version line ("postgres (PostgreSQL) 15.18 …").
+func (s *Server) Version(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, filepath.Join(s.bin, "postgres"), "--version").Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// BinDir returns the directory of the server binaries in use.
+func (s *Server) BinDir() string { return s.bin }
 
 // DSN returns a URL for database db on this server.
 func (s *Server) DSN(db string) string {
@@ -150,19 +204,19 @@ func (s *Server) run(ctx context.Context, prog string, args ...string) error {
 	return nil
 }
 
-// prepareDir creates the data directory owned by the server's user and makes its
-// parents traversable by it (a test's temp dir is 0700 and owned by root).
-func (s *Server) prepareDir() error {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+// prepareDir creates dir owned by the server's user and makes its parents traversable
+// by it (a test's temp dir is 0700 and owned by root).
+func (s *Server) prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	if s.cred == nil {
 		return nil
 	}
-	if err := os.Chown(s.Dir, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+	if err := os.Chown(dir, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
 		return err
 	}
-	for d := filepath.Dir(s.Dir); d != "/" && d != "."; d = filepath.Dir(d) {
+	for d := filepath.Dir(dir); d != "/" && d != "."; d = filepath.Dir(d) {
 		st, err := os.Stat(d)
 		if err != nil {
 			return err

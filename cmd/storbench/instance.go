@@ -1,0 +1,262 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance"
+	_ "github.com/storbench/storbench/internal/instance/postgres" // registers the postgres server
+)
+
+func instanceCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "instance",
+		Short: "Managed database servers on a storage target: create, start, stop, status, destroy, list",
+	}
+	c.AddCommand(instanceCreateCmd(), instanceStartCmd(), instanceStopCmd(), instanceStatusCmd(),
+		instanceDestroyCmd(), instanceListCmd())
+	return c
+}
+
+func registry() (instance.Registry, error) { return instance.DefaultRegistry() }
+
+func instanceCreateCmd() *cobra.Command {
+	var spec instance.Spec
+	var memory string
+	c := &cobra.Command{
+		Use:   "create",
+		Short: "Create a database server in --path (the storage under test) and start it",
+		Long: `Create a database server whose data files live in --path (and its WAL in --wal-path),
+sized by --memory (PostgreSQL: shared_buffers = memory/4, effective_cache_size =
+memory*3/4) and, when storbench may use cgroups (root), limited to that memory including
+the page cache and to --cpus; otherwise pinned to --cpus by CPU affinity and the memory
+limit is reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check.
+--path must be an empty directory or a new one in an existing directory; storbench marks
+what it creates and destroy removes only that.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if spec.Path == "" {
+				return fmt.Errorf("%w: --path is required: the directory on the storage to test", engine.ErrInput)
+			}
+			for _, p := range []*string{&spec.Path, &spec.WALPath} {
+				if *p != "" {
+					abs, err := filepath.Abs(*p)
+					if err != nil {
+						return fmt.Errorf("%w: %v", engine.ErrInput, err)
+					}
+					*p = abs
+				}
+			}
+			if spec.Name == "" {
+				spec.Name = defaultName(spec.Path)
+			}
+			if memory != "" {
+				n, err := instance.ParseSize(memory)
+				if err != nil {
+					return fmt.Errorf("--memory: %w", err)
+				}
+				spec.MemoryBytes = n
+			}
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			_, warnings, err := reg.Create(c.Context(), spec)
+			if err != nil {
+				return err
+			}
+			for _, w := range warnings {
+				fmt.Fprintln(c.ErrOrStderr(), "storbench: warning:", w)
+			}
+			st, err := reg.Start(c.Context(), spec.Name)
+			if err != nil {
+				return err
+			}
+			printInstance(c, instance.Status{State: st, PID: 1})
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&spec.Engine, "engine", "postgres", "database engine")
+	f.StringVar(&spec.Path, "path", "", "directory for the data files: the storage under test (required)")
+	f.StringVar(&spec.WALPath, "wal-path", "", "directory for the write-ahead log, on another target (default: with the data)")
+	f.StringVar(&memory, "memory", "", "memory of the instance, e.g. 2GB (default: engine defaults, no limit)")
+	f.StringVar(&spec.CPUs, "cpus", "", "CPUs the instance may use, e.g. 0-1 (default: all)")
+	f.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	f.StringVar(&spec.Name, "name", "", "instance name (default: from --path)")
+	f.IntVar(&spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")
+	return c
+}
+
+// defaultName derives an instance name from its directory ("/mnt/nvme0/pg" → "pg").
+func defaultName(path string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(filepath.Base(path)) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			b.WriteRune(r)
+		}
+	}
+	if s := b.String(); s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return s
+	}
+	return "pg"
+}
+
+func nameFlag(c *cobra.Command, name *string) {
+	c.Flags().StringVar(name, "name", "", "instance name (required; storbench instance list shows them)")
+	_ = c.MarkFlagRequired("name")
+}
+
+func instanceStartCmd() *cobra.Command {
+	var name string
+	c := &cobra.Command{
+		Use: "start", Short: "Start an instance (inside its memory and CPU limits)", Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			if _, err := reg.Start(c.Context(), name); err != nil {
+				return err
+			}
+			st, err := reg.Status(name)
+			if err != nil {
+				return err
+			}
+			printInstance(c, st)
+			return nil
+		},
+	}
+	nameFlag(c, &name)
+	return c
+}
+
+func instanceStopCmd() *cobra.Command {
+	var name string
+	c := &cobra.Command{
+		Use: "stop", Short: "Stop an instance", Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			if _, err := reg.Stop(c.Context(), name); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "instance %s stopped\n", name)
+			return nil
+		},
+	}
+	nameFlag(c, &name)
+	return c
+}
+
+func instanceStatusCmd() *cobra.Command {
+	var name string
+	c := &cobra.Command{
+		Use: "status", Short: "Show an instance: settings, limits, DSN, running or not", Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			st, err := reg.Status(name)
+			if err != nil {
+				return err
+			}
+			printInstance(c, st)
+			return nil
+		},
+	}
+	nameFlag(c, &name)
+	return c
+}
+
+func instanceDestroyCmd() *cobra.Command {
+	var name string
+	c := &cobra.Command{
+		Use:   "destroy",
+		Short: "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			if err := reg.Destroy(c.Context(), name); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "instance %s destroyed\n", name)
+			return nil
+		},
+	}
+	nameFlag(c, &name)
+	return c
+}
+
+func instanceListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use: "list", Short: "List the instances storbench manages", Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			all, err := reg.List()
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tENGINE\tSTATE\tPORT\tMEMORY\tCPUS\tPATH")
+			for _, st := range all {
+				s, err := reg.Status(st.Name)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Name, st.Engine, runState(s.PID), st.Port,
+					orDash(st.Settings["shared_buffers"]), orDash(st.CPUs), st.Path)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func runState(pid int) string {
+	if pid == 0 {
+		return "stopped"
+	}
+	return "running"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func printInstance(c *cobra.Command, s instance.Status) {
+	out := c.OutOrStdout()
+	st := s.State
+	fmt.Fprintf(out, "instance %s (%s, %s): %s\n", st.Name, st.Engine, st.Version, runState(s.PID))
+	fmt.Fprintf(out, "  data: %s\n", st.Path)
+	if st.WALPath != "" {
+		fmt.Fprintf(out, "  wal:  %s\n", st.WALPath)
+	}
+	fmt.Fprintf(out, "  settings:")
+	for _, k := range slices.Sorted(maps.Keys(st.Settings)) {
+		fmt.Fprintf(out, " %s=%s", k, st.Settings[k])
+	}
+	fmt.Fprintln(out)
+	for _, l := range st.Limits {
+		fmt.Fprintf(out, "  limit: %s\n", l)
+	}
+	fmt.Fprintf(out, "  dsn: %s\n", st.DSN())
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInstanceVerbs: an instance created on a directory is usable by build and check
+// through the DSN it prints, and destroy leaves nothing behind.
+func TestInstanceVerbs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "target")
+	code, out, errOut := storbench(t, "instance", "create", "--path", dir, "--memory", "512MB", "--name", "v1")
+	if code != 0 {
+		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "v1") })
+	var dsn string
+	for _, line := range strings.Split(out, "\n") {
+		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "dsn: "); ok {
+			dsn = d
+		}
+	}
+	if dsn == "" || !strings.Contains(out, "shared_buffers=128MB") || !strings.Contains(out, "limit: ") {
+		t.Fatalf("create output lacks the DSN, the memory settings or the limits:\n%s", out)
+	}
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+		t.Fatalf("build on the instance: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
+		t.Fatalf("check on the instance: exit %d\n%s", code, out)
+	}
+	if code, out, _ := storbench(t, "instance", "list"); code != 0 || !strings.Contains(out, "v1") || !strings.Contains(out, "running") {
+		t.Fatalf("instance list: exit %d\n%s", code, out)
+	}
+	if code, out, _ := storbench(t, "instance", "stop", "--name", "v1"); code != 0 {
+		t.Fatalf("instance stop: exit %d\n%s", code, out)
+	}
+	if code, out, _ := storbench(t, "instance", "status", "--name", "v1"); code != 0 || !strings.Contains(out, "stopped") {
+		t.Fatalf("instance status after stop: exit %d\n%s", code, out)
+	}
+	if code, out, _ := storbench(t, "instance", "destroy", "--name", "v1"); code != 0 {
+		t.Fatalf("instance destroy: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s still exists after destroy", dir)
+	}
+
+	// Bad input: one line, exit 2, nothing deleted.
+	full := t.TempDir()
+	keep := filepath.Join(full, "keep")
+	if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"instance", "create", "--path", full},
+		{"instance", "create", "--path", filepath.Join(full, "a", "b")},
+		{"instance", "create", "--path", dir, "--memory", "lots"},
+		{"instance", "create"},
+		{"instance", "status", "--name", "nobody"},
+		{"instance", "destroy", "--name", "nobody"},
+	} {
+		code, _, errOut := storbench(t, args...)
+		if code != 2 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
+		}
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("a failed create touched the user's directory: %v", err)
+	}
+}

@@ -1,0 +1,146 @@
+// Package instance manages database servers that storbench creates on a storage
+// target (a directory the user names): create, start, stop, status, destroy, list.
+// Each instance is recorded in a small state file so that later invocations find it,
+// and each directory storbench creates carries a marker file, so that destroy never
+// removes anything storbench did not create. An engine runs its server behind Server.
+package instance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Spec is what the user asks of an instance.
+type Spec struct {
+	Name    string `json:"name"`
+	Engine  string `json:"engine"`
+	Path    string `json:"path"`               // the storage under test: data files
+	WALPath string `json:"wal_path,omitempty"` // optional second target: the log
+	// MemoryBytes sizes the engine's caches and, where cgroups may be used, limits the
+	// whole instance (processes and page cache). 0: engine defaults, no limit.
+	MemoryBytes    int64  `json:"memory_bytes,omitempty"`
+	CPUs           string `json:"cpus,omitempty"` // e.g. "0-1"
+	Port           int    `json:"port"`
+	MaxConnections int    `json:"max_connections"`
+}
+
+// State is an instance as recorded: its spec and what was actually applied.
+type State struct {
+	Spec
+	CreatedAt time.Time         `json:"created_at"`
+	BinDir    string            `json:"bin_dir"`
+	Version   string            `json:"version"`
+	Settings  map[string]string `json:"settings"` // written to the engine's configuration
+	// Limits says which memory and CPU limits are in force and how, or why not.
+	Limits []string `json:"limits"`
+	// Cgroup is the cgroup's name when one holds the instance.
+	Cgroup string `json:"cgroup,omitempty"`
+}
+
+// DSN is the URL build, run and check connect with.
+func (st *State) DSN() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/tpcc?sslmode=disable", st.Port)
+}
+
+// Server runs one engine's server for an instance.
+type Server interface {
+	// Init creates the database files in st.Path (and st.WALPath) and records in st
+	// the settings, binaries and version it used.
+	Init(ctx context.Context, st *State) error
+	// Start starts the server and returns its main process id; limit is called with
+	// that pid before the server accepts connections from storbench.
+	Start(ctx context.Context, st *State) (pid int, err error)
+	Stop(ctx context.Context, st *State) error
+	// PID is the server's main process id, 0 when it is not running.
+	PID(st *State) int
+}
+
+var servers = map[string]Server{}
+
+// Register makes an engine's server available; engine packages call it from init.
+func Register(engineName string, s Server) { servers[engineName] = s }
+
+// Registry is the directory of state files.
+type Registry struct{ Dir string }
+
+// DefaultRegistry is $STORBENCH_HOME/instances, else ~/.local/state/storbench/instances.
+func DefaultRegistry() (Registry, error) {
+	if h := os.Getenv("STORBENCH_HOME"); h != "" {
+		return Registry{Dir: filepath.Join(h, "instances")}, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Registry{}, fmt.Errorf("find the instance registry: %w (set STORBENCH_HOME)", err)
+	}
+	return Registry{Dir: filepath.Join(home, ".local", "state", "storbench", "instances")}, nil
+}
+
+var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+
+func (r Registry) file(name string) string { return filepath.Join(r.Dir, name+".json") }
+
+// Load reads an instance's state.
+func (r Registry) Load(name string) (*State, error) {
+	b, err := os.ReadFile(r.file(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: no instance named %q (storbench instance list shows them)", engine.ErrInput, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("instance %s: state file %s: %w", name, r.file(name), err)
+	}
+	return &st, nil
+}
+
+func (r Registry) save(st *State) error {
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := r.file(st.Name) + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, r.file(st.Name))
+}
+
+// List returns every recorded instance, by name.
+func (r Registry) List() ([]*State, error) {
+	entries, err := os.ReadDir(r.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*State
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		st, err := r.Load(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}

@@ -1,0 +1,146 @@
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Create claims the directories, initialises the server's files and records the
+// instance; it does not start it. Warnings (tmpfs) are returned for the caller to show.
+func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, error) {
+	srv, ok := servers[spec.Engine]
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: --engine %q is not supported: use postgres", engine.ErrInput, spec.Engine)
+	}
+	if !validName.MatchString(spec.Name) {
+		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", engine.ErrInput, spec.Name)
+	}
+	if _, err := r.Load(spec.Name); err == nil {
+		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", engine.ErrInput, spec.Name, spec.Name)
+	}
+	if spec.MaxConnections < 1 {
+		return nil, nil, fmt.Errorf("%w: --max-connections must be at least 1", engine.ErrInput)
+	}
+	if err := checkPort(spec.Port); err != nil {
+		return nil, nil, err
+	}
+	var warnings []string
+	claimed := []string{}
+	undo := func() {
+		for _, d := range claimed {
+			_ = release(d, spec.Name)
+		}
+	}
+	for _, dir := range []string{spec.Path, spec.WALPath} {
+		if dir == "" {
+			continue
+		}
+		w, err := claim(dir, spec.Name)
+		if err != nil {
+			undo()
+			return nil, nil, err
+		}
+		claimed = append(claimed, dir)
+		if w != "" {
+			warnings = append(warnings, w)
+		}
+	}
+	st := &State{Spec: spec, CreatedAt: time.Now().UTC()}
+	if err := srv.Init(ctx, st); err != nil {
+		undo()
+		return nil, nil, fmt.Errorf("create instance %s: %w", spec.Name, err)
+	}
+	if err := r.save(st); err != nil {
+		undo()
+		return nil, nil, err
+	}
+	return st, warnings, nil
+}
+
+// checkPort refuses a port something already listens on (0: the engine picks one).
+func checkPort(port int) error {
+	if port == 0 {
+		return nil
+	}
+	if port < 1 || port > 65535 {
+		return fmt.Errorf("%w: --port %d is not a TCP port", engine.ErrInput, port)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("%w: --port %d is in use on 127.0.0.1: choose another or leave it out", engine.ErrInput, port)
+	}
+	return l.Close()
+}
+
+// Start starts the instance's server inside its memory and CPU limits.
+func (r Registry) Start(ctx context.Context, name string) (*State, error) {
+	st, err := r.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	srv := servers[st.Engine]
+	if srv.PID(st) != 0 {
+		return st, nil
+	}
+	pid, err := srv.Start(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("start instance %s: %w", name, err)
+	}
+	st.Limits, st.Cgroup = applyLimits(st, pid)
+	return st, r.save(st)
+}
+
+// Stop stops the instance's server (open sessions are ended) and removes its cgroup.
+func (r Registry) Stop(ctx context.Context, name string) (*State, error) {
+	st, err := r.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	if servers[st.Engine].PID(st) != 0 {
+		if err := servers[st.Engine].Stop(ctx, st); err != nil {
+			return nil, fmt.Errorf("stop instance %s: %w", name, err)
+		}
+	}
+	releaseLimits(st)
+	return st, nil
+}
+
+// Status is an instance's state and whether its server runs.
+type Status struct {
+	*State
+	PID int `json:"pid"` // 0: stopped
+}
+
+// Status reports one instance.
+func (r Registry) Status(name string) (Status, error) {
+	st, err := r.Load(name)
+	if err != nil {
+		return Status{}, err
+	}
+	return Status{State: st, PID: servers[st.Engine].PID(st)}, nil
+}
+
+// Destroy stops the instance and removes what storbench created for it: the contents
+// of its directories (and the directories it created), its cgroup and its record.
+func (r Registry) Destroy(ctx context.Context, name string) error {
+	st, err := r.Stop(ctx, name)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, dir := range []string{st.Path, st.WALPath} {
+		if dir != "" {
+			errs = append(errs, release(dir, name))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return removeFile(r.file(name))
+}

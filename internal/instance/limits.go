@@ -1,0 +1,119 @@
+package instance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/instance/cgroup"
+)
+
+// applyLimits puts the server's processes (pid and the children it has forked) under
+// the instance's memory and CPU limits: a cgroup where storbench may create one, which
+// limits memory including the page cache; otherwise CPU affinity only, and a memory
+// limit that is NOT applied, said in capitals because the instance can then read its
+// database from the host's page cache and a storage test is not I/O-bound. Backends
+// forked later inherit both from the server's main process.
+func applyLimits(st *State, pid int) (applied []string, group string) {
+	if st.MemoryBytes == 0 && st.CPUs == "" {
+		return []string{"no memory or CPU limit asked"}, ""
+	}
+	pids := processTree(pid)
+	_, err := cgroup.Support()
+	if err == nil {
+		var g *cgroup.Group
+		g, err = cgroup.Create(st.Name, cgroup.Limits{MemoryBytes: st.MemoryBytes, CPUs: st.CPUs})
+		for _, p := range pids {
+			if err == nil {
+				err = ignoreGone(g.Add(p))
+			}
+		}
+		if err == nil {
+			return g.Applied(), st.Name
+		}
+	}
+	if st.CPUs != "" {
+		if aerr := setAffinity(pids, st.CPUs); aerr != nil {
+			applied = append(applied, fmt.Sprintf("CPU LIMIT NOT APPLIED: %v", aerr))
+		} else {
+			applied = append(applied, fmt.Sprintf("cpus %s by sched_setaffinity (cgroup unavailable: %v)", st.CPUs, err))
+		}
+	}
+	if st.MemoryBytes > 0 {
+		applied = append(applied, fmt.Sprintf("MEMORY LIMIT NOT APPLIED (%v): only the server's caches are sized; it can read its data from the host's page cache, so results are not storage-bound", err))
+	}
+	return applied, ""
+}
+
+// releaseLimits removes the instance's cgroup once its processes are gone.
+func releaseLimits(st *State) {
+	if st.Cgroup == "" {
+		return
+	}
+	if g, err := cgroup.Open(st.Cgroup); err == nil {
+		_ = g.Destroy()
+	}
+}
+
+// processTree is pid and its descendants, from /proc's children lists.
+func processTree(pid int) []int {
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", out[i]))
+		for _, t := range tasks {
+			b, _ := os.ReadFile(t)
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// setAffinity pins every pid to the CPU list ("0-1,3").
+func setAffinity(pids []int, cpus string) error {
+	var set unix.CPUSet
+	for _, part := range strings.Split(cpus, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a {
+			return fmt.Errorf("--cpus %q is not a CPU list like 0-1 or 0,2", cpus)
+		}
+		for c := a; c <= b; c++ {
+			set.Set(c)
+		}
+	}
+	for _, p := range pids {
+		if err := ignoreGone(unix.SchedSetaffinity(p, &set)); err != nil {
+			return fmt.Errorf("sched_setaffinity %d: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// ignoreGone drops the error of a process that exited meanwhile (a short-lived child
+// seen in the process tree): there is nothing left to limit.
+func ignoreGone(err error) error {
+	if errors.Is(err, unix.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+func removeFile(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package instance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// markerFile marks a directory that storbench prepared for an instance.
+const markerFile = ".storbench-instance"
+
+// marker is the marker file's content.
+type marker struct {
+	Instance string `json:"instance"`
+	// Created: storbench created the directory itself, so destroy removes it too;
+	// otherwise destroy empties it and leaves the (user's) directory in place.
+	Created bool `json:"created"`
+}
+
+// tmpfsMagic is statfs's f_type of tmpfs.
+const tmpfsMagic = 0x01021994
+
+// claim checks that dir may hold an instance and marks it: dir must be an empty
+// directory (or not exist, with an existing parent, and then storbench creates it).
+// It returns a warning when dir is on tmpfs (memory, not storage).
+func claim(dir, instance string) (warning string, err error) {
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("%w: %s is not an absolute path", engine.ErrInput, dir)
+	}
+	created := false
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		parent := filepath.Dir(dir)
+		if st, perr := os.Stat(parent); perr != nil || !st.IsDir() {
+			return "", fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", engine.ErrInput, parent)
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return "", fmt.Errorf("%w: cannot create %s: %v", engine.ErrInput, dir, err)
+		}
+		created = true
+	case err != nil:
+		return "", fmt.Errorf("%w: %s is not a readable directory: %v", engine.ErrInput, dir, err)
+	case len(entries) > 0:
+		return "", fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", engine.ErrInput, dir)
+	}
+	b, _ := json.Marshal(marker{Instance: instance, Created: created})
+	if err := os.WriteFile(filepath.Join(dir, markerFile), b, 0o644); err != nil {
+		if created {
+			os.Remove(dir)
+		}
+		return "", fmt.Errorf("%w: %s is not writable: %v", engine.ErrInput, dir, err)
+	}
+	var fs syscall.Statfs_t
+	if syscall.Statfs(dir, &fs) == nil && fs.Type == tmpfsMagic {
+		warning = fmt.Sprintf("%s is on tmpfs: the instance will measure memory, not storage", dir)
+	}
+	return warning, nil
+}
+
+// release removes what storbench put in dir, and dir itself when storbench created
+// it. A directory without storbench's marker for this instance is left untouched.
+func release(dir, instance string) error {
+	b, err := os.ReadFile(filepath.Join(dir, markerFile))
+	if errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+			return nil // already gone
+		}
+		return fmt.Errorf("%w: %s has no storbench marker: not removing it", engine.ErrInput, dir)
+	}
+	if err != nil {
+		return err
+	}
+	var m marker
+	if err := json.Unmarshal(b, &m); err != nil || m.Instance != instance {
+		return fmt.Errorf("%w: %s is marked for another instance (%q): not removing it", engine.ErrInput, dir, m.Instance)
+	}
+	if m.Created {
+		return os.RemoveAll(dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}

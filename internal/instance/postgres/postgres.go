@@ -1,0 +1,99 @@
+// Package postgres runs managed PostgreSQL instances: initdb into the storage target
+// (the WAL optionally on a second one), settings from the instance's memory, the
+// server as the postgres user when storbench runs as root.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/pgserver"
+)
+
+func init() { instance.Register("postgres", server{}) }
+
+type server struct{}
+
+// Database is the database created in every instance, the one its DSN names.
+const Database = "tpcc"
+
+func dataDir(st *instance.State) string { return filepath.Join(st.Path, "data") }
+
+func walDir(st *instance.State) string {
+	if st.WALPath == "" {
+		return ""
+	}
+	return filepath.Join(st.WALPath, "wal")
+}
+
+// Settings are the postgresql.conf parameters of an instance. With a memory size:
+// shared_buffers = memory / 4 and effective_cache_size = memory × 3 / 4 (PostgreSQL's
+// own guidance for a dedicated server). Durability stays on: a storage benchmark
+// without fsync measures nothing.
+func Settings(memoryBytes int64, maxConnections int) map[string]string {
+	s := map[string]string{
+		"max_connections":    strconv.Itoa(maxConnections),
+		"fsync":              "on",
+		"synchronous_commit": "on",
+		"full_page_writes":   "on",
+	}
+	if memoryBytes > 0 {
+		s["shared_buffers"] = megabytes(memoryBytes / 4)
+		s["effective_cache_size"] = megabytes(memoryBytes * 3 / 4)
+	}
+	return s
+}
+
+func megabytes(b int64) string { return fmt.Sprintf("%dMB", max(b>>20, 1)) }
+
+// Init implements instance.Server.
+func (server) Init(ctx context.Context, st *instance.State) error {
+	settings := Settings(st.MemoryBytes, st.MaxConnections)
+	s, err := pgserver.Init(ctx, pgserver.Options{Dir: dataDir(st), WALDir: walDir(st), Port: st.Port, Settings: settings})
+	if err != nil {
+		return err
+	}
+	st.Port, st.BinDir, st.Settings = s.Port, s.BinDir(), settings
+	st.Version, err = s.Version(ctx)
+	return err
+}
+
+// Start implements instance.Server; the first start creates the tpcc database.
+func (server) Start(ctx context.Context, st *instance.State) (int, error) {
+	s, err := pgserver.Existing(dataDir(st), st.Port)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.Start(ctx); err != nil {
+		return 0, err
+	}
+	var pgErr *pgconn.PgError
+	if err := s.CreateDatabase(ctx, Database); err != nil && !(errors.As(err, &pgErr) && pgErr.Code == "42P04") {
+		return 0, fmt.Errorf("create database %s: %w", Database, err)
+	}
+	return s.PID(), nil
+}
+
+// Stop implements instance.Server.
+func (server) Stop(ctx context.Context, st *instance.State) error {
+	s, err := pgserver.Existing(dataDir(st), st.Port)
+	if err != nil {
+		return err
+	}
+	return s.Stop(ctx)
+}
+
+// PID implements instance.Server.
+func (server) PID(st *instance.State) int {
+	s, err := pgserver.Existing(dataDir(st), st.Port)
+	if err != nil {
+		return 0
+	}
+	return s.PID()
+}

@@ -1,0 +1,203 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance"
+	_ "github.com/storbench/storbench/internal/instance/postgres"
+)
+
+func registry(t *testing.T) instance.Registry {
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	reg, err := instance.DefaultRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func show(t *testing.T, dsn, setting string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect %s: %v", dsn, err)
+	}
+	defer conn.Close(ctx)
+	var v string
+	if err := conn.QueryRow(ctx, "SHOW "+setting).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestLifecycle creates an instance with its WAL on a second target, memory and CPUs,
+// checks that the settings and limits took effect, stops, restarts and destroys it.
+func TestLifecycle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	ctx := context.Background()
+	reg := registry(t)
+	base := t.TempDir()
+	spec := instance.Spec{Name: "t1", Engine: "postgres", Path: filepath.Join(base, "data"),
+		WALPath: filepath.Join(base, "wal"), MemoryBytes: 256 << 20, CPUs: "0", MaxConnections: 50}
+	st, _, err := reg.Create(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Destroy(context.Background(), "t1") })
+	if st, err = reg.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	dsn := st.DSN()
+	for setting, want := range map[string]string{"shared_buffers": "64MB", "effective_cache_size": "192MB",
+		"max_connections": "50", "fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"} {
+		if got := show(t, dsn, setting); got != want {
+			t.Errorf("SHOW %s = %s, want %s", setting, got, want)
+		}
+	}
+	// The WAL lives on the second target.
+	if link, err := os.Readlink(filepath.Join(spec.Path, "data", "pg_wal")); err != nil || !strings.HasPrefix(link, spec.WALPath) {
+		t.Errorf("pg_wal -> %q (%v), want a link into %s", link, err, spec.WALPath)
+	}
+	s, err := reg.Status("t1")
+	if err != nil || s.PID == 0 {
+		t.Fatalf("status: pid %d, %v", s.PID, err)
+	}
+	// The server and its children run on CPU 0 only, whichever way it was applied.
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(s.PID, &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.Count() != 1 || !set.IsSet(0) {
+		t.Errorf("postmaster affinity has %d CPUs, want CPU 0 only", set.Count())
+	}
+	t.Logf("limits: %v", st.Limits)
+	if os.Geteuid() == 0 && st.Cgroup == "" {
+		t.Errorf("running as root but no cgroup holds the instance: %v", st.Limits)
+	}
+	if st.Cgroup != "" {
+		found := false
+		for _, l := range st.Limits {
+			found = found || strings.Contains(l, "268435456")
+		}
+		if !found {
+			t.Errorf("the memory limit (268435456) is not among the applied limits: %v", st.Limits)
+		}
+		cg, _ := os.ReadFile("/proc/" + strconv.Itoa(s.PID) + "/cgroup")
+		if !strings.Contains(string(cg), "t1") {
+			t.Errorf("postmaster is not in the instance's cgroup:\n%s", cg)
+		}
+	}
+
+	if _, err := reg.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := reg.Status("t1"); s.PID != 0 {
+		t.Fatalf("still running after stop (pid %d)", s.PID)
+	}
+	if _, err := reg.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	pid := mustPID(t, reg)
+	list, err := reg.List()
+	if err != nil || len(list) != 1 || list[0].Name != "t1" {
+		t.Fatalf("list = %v, %v", list, err)
+	}
+
+	if err := reg.Destroy(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{spec.Path, spec.WALPath} {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still exists after destroy", d)
+		}
+	}
+	// pg_ctl stop returns once the pid file is gone; the process exits right after.
+	deadline := time.Now().Add(5 * time.Second)
+	for unix.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if unix.Kill(pid, 0) == nil {
+		t.Errorf("postmaster %d still runs after destroy", pid)
+	}
+	if list, _ := reg.List(); len(list) != 0 {
+		t.Errorf("destroyed instance still listed: %v", list)
+	}
+}
+
+func mustPID(t *testing.T, reg instance.Registry) int {
+	s, err := reg.Status("t1")
+	if err != nil || s.PID == 0 {
+		t.Fatalf("status: pid %d, %v", s.PID, err)
+	}
+	return s.PID
+}
+
+// TestBadInput: one clear error (engine.ErrInput) per mistake, and nothing of the
+// user's deleted.
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	reg := registry(t)
+	base := t.TempDir()
+	full := filepath.Join(base, "full")
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	precious := filepath.Join(full, "precious.txt")
+	if err := os.WriteFile(precious, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	busy := l.Addr().(*net.TCPAddr).Port
+	ok := instance.Spec{Name: "ok", Engine: "postgres", Path: filepath.Join(base, "new"), MaxConnections: 10}
+	cases := map[string]func(*instance.Spec){
+		"non-empty dir":  func(s *instance.Spec) { s.Path = full },
+		"missing parent": func(s *instance.Spec) { s.Path = filepath.Join(base, "no", "such", "dir") },
+		"relative path":  func(s *instance.Spec) { s.Path = "relative/dir" },
+		"port in use":    func(s *instance.Spec) { s.Port = busy },
+		"bad name":       func(s *instance.Spec) { s.Name = "../etc" },
+		"unknown engine": func(s *instance.Spec) { s.Engine = "oracle" },
+		"no connections": func(s *instance.Spec) { s.MaxConnections = 0 },
+		"non-empty wal":  func(s *instance.Spec) { s.WALPath = full },
+	}
+	for name, mutate := range cases {
+		spec := ok
+		mutate(&spec)
+		_, _, err := reg.Create(ctx, spec)
+		if !errors.Is(err, engine.ErrInput) {
+			t.Errorf("%s: err = %v, want an input error", name, err)
+		} else if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error spans lines: %q", name, err)
+		}
+		if _, err := os.Stat(spec.Path); name != "non-empty dir" && name != "relative path" && name != "missing parent" && err == nil {
+			t.Errorf("%s: %s was left behind", name, spec.Path)
+		}
+	}
+	if b, err := os.ReadFile(precious); err != nil || string(b) != "keep" {
+		t.Fatalf("the user's file was touched: %q, %v", b, err)
+	}
+	if list, _ := reg.List(); len(list) != 0 {
+		t.Errorf("failed creates were recorded: %v", list)
+	}
+	if _, err := reg.Status("nobody"); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("status of an unknown instance: %v", err)
+	}
+}
