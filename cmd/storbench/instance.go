@@ -75,12 +75,10 @@ what it creates and destroy removes only that.`,
 			for _, w := range warnings {
 				fmt.Fprintln(c.ErrOrStderr(), "storbench: warning:", w)
 			}
-			st, err := reg.Start(c.Context(), spec.Name)
-			if err != nil {
+			if _, err := reg.Start(c.Context(), spec.Name); err != nil {
 				return err
 			}
-			printInstance(c, instance.Status{State: st, PID: 1})
-			return nil
+			return printStatus(c, reg, spec.Name)
 		},
 	}
 	f := c.Flags()
@@ -109,96 +107,67 @@ func defaultName(path string) string {
 	return "pg"
 }
 
-func nameFlag(c *cobra.Command, name *string) {
-	c.Flags().StringVar(name, "name", "", "instance name (required; storbench instance list shows them)")
+// namedCmd is a verb on one instance, named by --name.
+func namedCmd(use, short string, do func(c *cobra.Command, reg instance.Registry, name string) error) *cobra.Command {
+	var name string
+	c := &cobra.Command{
+		Use: use, Short: short, Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			reg, err := registry()
+			if err != nil {
+				return err
+			}
+			return do(c, reg, name)
+		},
+	}
+	c.Flags().StringVar(&name, "name", "", "instance name (required; storbench instance list shows them)")
 	_ = c.MarkFlagRequired("name")
+	return c
 }
 
 func instanceStartCmd() *cobra.Command {
-	var name string
-	c := &cobra.Command{
-		Use: "start", Short: "Start an instance (inside its memory and CPU limits)", Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			reg, err := registry()
-			if err != nil {
-				return err
-			}
+	return namedCmd("start", "Start an instance (inside its memory and CPU limits)",
+		func(c *cobra.Command, reg instance.Registry, name string) error {
 			if _, err := reg.Start(c.Context(), name); err != nil {
 				return err
 			}
-			st, err := reg.Status(name)
-			if err != nil {
-				return err
-			}
-			printInstance(c, st)
-			return nil
-		},
-	}
-	nameFlag(c, &name)
-	return c
+			return printStatus(c, reg, name)
+		})
 }
 
 func instanceStopCmd() *cobra.Command {
-	var name string
-	c := &cobra.Command{
-		Use: "stop", Short: "Stop an instance", Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			reg, err := registry()
-			if err != nil {
-				return err
-			}
-			if _, err := reg.Stop(c.Context(), name); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.OutOrStdout(), "instance %s stopped\n", name)
-			return nil
-		},
-	}
-	nameFlag(c, &name)
-	return c
+	return namedCmd("stop", "Stop an instance", func(c *cobra.Command, reg instance.Registry, name string) error {
+		if _, err := reg.Stop(c.Context(), name); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.OutOrStdout(), "instance %s stopped\n", name)
+		return nil
+	})
 }
 
 func instanceStatusCmd() *cobra.Command {
-	var name string
-	c := &cobra.Command{
-		Use: "status", Short: "Show an instance: settings, limits, DSN, running or not", Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			reg, err := registry()
-			if err != nil {
-				return err
-			}
-			st, err := reg.Status(name)
-			if err != nil {
-				return err
-			}
-			printInstance(c, st)
-			return nil
-		},
-	}
-	nameFlag(c, &name)
-	return c
+	return namedCmd("status", "Show an instance: settings, limits, DSN, running or not",
+		func(c *cobra.Command, reg instance.Registry, name string) error { return printStatus(c, reg, name) })
 }
 
 func instanceDestroyCmd() *cobra.Command {
-	var name string
-	c := &cobra.Command{
-		Use:   "destroy",
-		Short: "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			reg, err := registry()
-			if err != nil {
-				return err
-			}
+	return namedCmd("destroy", "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
+		func(c *cobra.Command, reg instance.Registry, name string) error {
 			if err := reg.Destroy(c.Context(), name); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "instance %s destroyed\n", name)
 			return nil
-		},
+		})
+}
+
+func printStatus(c *cobra.Command, reg instance.Registry, name string) error {
+	st, err := reg.Status(name)
+	if err != nil {
+		return err
 	}
-	nameFlag(c, &name)
-	return c
+	printInstance(c, st)
+	return nil
 }
 
 func instanceListCmd() *cobra.Command {
