@@ -29,7 +29,7 @@ func registry() (instance.Registry, error) { return instance.DefaultRegistry() }
 
 func instanceCreateCmd() *cobra.Command {
 	var spec instance.Spec
-	var memory string
+	var memory, ioLimit string
 	c := &cobra.Command{
 		Use:   "create",
 		Short: "Create a database server in --path (the storage under test) and start it",
@@ -56,6 +56,13 @@ what it creates and destroy removes only that.`,
 			}
 			if spec.Name == "" {
 				spec.Name = defaultName(spec.Path)
+			}
+			if ioLimit != "" {
+				l, err := instance.ParseIOLimit(ioLimit)
+				if err != nil {
+					return err
+				}
+				spec.IOLimit = l
 			}
 			if memory != "" {
 				n, err := instance.ParseSize(memory)
@@ -87,6 +94,7 @@ what it creates and destroy removes only that.`,
 	f.StringVar(&spec.WALPath, "wal-path", "", "directory for the write-ahead log, on another target (default: with the data)")
 	f.StringVar(&memory, "memory", "", "memory of the instance, e.g. 2GB (default: engine defaults, no limit)")
 	f.StringVar(&spec.CPUs, "cpus", "", "CPUs the instance may use, e.g. 0-1 (default: all)")
+	f.StringVar(&ioLimit, "io-limit", "", "throttle the data disk to emulate slower storage: riops=N,wiops=N,rbps=100MB,wbps=100MB (any subset; needs cgroups)")
 	f.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	f.StringVar(&spec.Name, "name", "", "instance name (default: from --path)")
 	f.IntVar(&spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")

@@ -28,10 +28,11 @@ type Spec struct {
 	WALPath string `json:"wal_path,omitempty"` // optional second target: the log
 	// MemoryBytes sizes the engine's caches and, where cgroups may be used, limits the
 	// whole instance (processes and page cache). 0: engine defaults, no limit.
-	MemoryBytes    int64  `json:"memory_bytes,omitempty"`
-	CPUs           string `json:"cpus,omitempty"` // e.g. "0-1"
-	Port           int    `json:"port"`
-	MaxConnections int    `json:"max_connections"`
+	MemoryBytes    int64   `json:"memory_bytes,omitempty"`
+	CPUs           string  `json:"cpus,omitempty"` // e.g. "0-1"
+	IOLimit        IOLimit `json:"io_limit,omitempty"`
+	Port           int     `json:"port"`
+	MaxConnections int     `json:"max_connections"`
 }
 
 // State is an instance as recorded: its spec and what was actually applied.

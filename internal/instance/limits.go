@@ -14,27 +14,38 @@ import (
 )
 
 // applyLimits puts the server's processes (pid and the children it has forked) under
-// the instance's memory and CPU limits: a cgroup where storbench may create one, which
+// the instance's memory, CPU and I/O limits: a cgroup where storbench may create one, which
 // limits memory including the page cache; otherwise CPU affinity only, and a memory
 // limit that is NOT applied, said in capitals because the instance can then read its
 // database from the host's page cache and a storage test is not I/O-bound. Backends
 // forked later inherit both from the server's main process.
 func applyLimits(st *State, pid int) (applied []string, group string) {
-	if st.MemoryBytes == 0 && st.CPUs == "" {
-		return []string{"no memory or CPU limit asked"}, ""
+	if st.MemoryBytes == 0 && st.CPUs == "" && st.IOLimit.Zero() {
+		return []string{"no memory, CPU or I/O limit asked"}, ""
 	}
 	pids := processTree(pid)
+	limits := cgroup.Limits{MemoryBytes: st.MemoryBytes, CPUs: st.CPUs}
+	if !st.IOLimit.Zero() {
+		// A data directory on no block device cannot be throttled; the other limits
+		// still apply.
+		if disk, derr := diskOf(st.Path); derr != nil {
+			applied = append(applied, fmt.Sprintf("I/O LIMIT NOT APPLIED: %v", derr))
+		} else {
+			l := st.IOLimit
+			limits.IO = []cgroup.IOLimit{{Device: disk, ReadIOPS: l.ReadIOPS, WriteIOPS: l.WriteIOPS, ReadBPS: l.ReadBPS, WriteBPS: l.WriteBPS}}
+		}
+	}
 	_, err := cgroup.Support()
 	if err == nil {
 		var g *cgroup.Group
-		g, err = cgroup.Create(st.Name, cgroup.Limits{MemoryBytes: st.MemoryBytes, CPUs: st.CPUs})
+		g, err = cgroup.Create(st.Name, limits)
 		for _, p := range pids {
 			if err == nil {
 				err = ignoreGone(g.Add(p))
 			}
 		}
 		if err == nil {
-			return g.Applied(), st.Name
+			return append(applied, g.Applied()...), st.Name
 		}
 	}
 	if st.CPUs != "" {
@@ -46,6 +57,9 @@ func applyLimits(st *State, pid int) (applied []string, group string) {
 	}
 	if st.MemoryBytes > 0 {
 		applied = append(applied, fmt.Sprintf("MEMORY LIMIT NOT APPLIED (%v): only the server's caches are sized; it can read its data from the host's page cache, so results are not storage-bound", err))
+	}
+	if len(limits.IO) > 0 {
+		applied = append(applied, fmt.Sprintf("I/O LIMIT NOT APPLIED (%v): the storage runs at its own speed", err))
 	}
 	return applied, ""
 }

@@ -53,7 +53,8 @@ func TestLifecycle(t *testing.T) {
 	reg := registry(t)
 	base := t.TempDir()
 	spec := instance.Spec{Name: "t1", Engine: "postgres", Path: filepath.Join(base, "data"),
-		WALPath: filepath.Join(base, "wal"), MemoryBytes: 256 << 20, CPUs: "0", MaxConnections: 50}
+		WALPath: filepath.Join(base, "wal"), MemoryBytes: 256 << 20, CPUs: "0", MaxConnections: 50,
+		IOLimit: instance.IOLimit{WriteIOPS: 5000, ReadBPS: 200 << 20}}
 	st, _, err := reg.Create(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +97,10 @@ func TestLifecycle(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("the memory limit (268435456) is not among the applied limits: %v", st.Limits)
+		}
+		io := strings.Join(st.Limits, " ")
+		if !strings.Contains(io, "5000") && !strings.Contains(io, "I/O LIMIT NOT APPLIED") {
+			t.Errorf("the I/O limit is neither applied nor reported as not applied: %v", st.Limits)
 		}
 		cg, _ := os.ReadFile("/proc/" + strconv.Itoa(s.PID) + "/cgroup")
 		if !strings.Contains(string(cg), "t1") {

@@ -1,0 +1,34 @@
+package instance
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"2GB": 2 << 30, "512MB": 512 << 20, "1.5GiB": 3 << 29, "64k": 64 << 10, "100": 100, " 1TB ": 1 << 40} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1GB", "0", "GB", "1XB"} {
+		if _, err := ParseSize(in); !errors.Is(err, engine.ErrInput) {
+			t.Errorf("ParseSize(%q) accepted or wrong error: %v", in, err)
+		}
+	}
+}
+
+func TestParseIOLimit(t *testing.T) {
+	got, err := ParseIOLimit("riops=100, wiops=50,rbps=10MB,wbps=1GB")
+	want := IOLimit{ReadIOPS: 100, WriteIOPS: 50, ReadBPS: 10 << 20, WriteBPS: 1 << 30}
+	if err != nil || got != want {
+		t.Errorf("ParseIOLimit = %+v, %v; want %+v", got, err, want)
+	}
+	for _, in := range []string{"riops", "riops=0", "iops=5", "wbps=fast", "riops=-3"} {
+		if _, err := ParseIOLimit(in); !errors.Is(err, engine.ErrInput) {
+			t.Errorf("ParseIOLimit(%q) accepted or wrong error: %v", in, err)
+		}
+	}
+}
