@@ -237,3 +237,64 @@ func printInstance(c *cobra.Command, s instance.Status) {
 	}
 	fmt.Fprintf(out, "  dsn: %s\n", st.DSN())
 }
+
+func backupCmd() *cobra.Command {
+	var name, dir, jsonPath string
+	c := &cobra.Command{
+		Use:   "backup",
+		Short: "Physical backup of a managed instance into --to (pg_basebackup, fast checkpoint)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return transfer(c, "backup", jsonPath, func(reg instance.Registry, abs string) (instance.Transfer, error) {
+				return reg.Backup(c.Context(), name, abs)
+			}, dir)
+		},
+	}
+	c.Flags().StringVar(&name, "instance", "", "instance name (required)")
+	c.Flags().StringVar(&dir, "to", "", "empty or new directory for the backup (required)")
+	c.Flags().StringVar(&jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")
+	_ = c.MarkFlagRequired("instance")
+	_ = c.MarkFlagRequired("to")
+	return c
+}
+
+func restoreCmd() *cobra.Command {
+	var name, dir, jsonPath string
+	c := &cobra.Command{
+		Use:   "restore",
+		Short: "Replace a managed instance's database with a physical backup (stop, copy, sync, start)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return transfer(c, "restore", jsonPath, func(reg instance.Registry, abs string) (instance.Transfer, error) {
+				return reg.Restore(c.Context(), name, abs)
+			}, dir)
+		},
+	}
+	c.Flags().StringVar(&name, "instance", "", "instance name (required)")
+	c.Flags().StringVar(&dir, "from", "", "a directory made by storbench backup (required)")
+	c.Flags().StringVar(&jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")
+	_ = c.MarkFlagRequired("instance")
+	_ = c.MarkFlagRequired("from")
+	return c
+}
+
+// transfer runs a backup or restore and reports its time and throughput.
+func transfer(c *cobra.Command, what, jsonPath string, do func(instance.Registry, string) (instance.Transfer, error), dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+	}
+	reg, err := registry()
+	if err != nil {
+		return err
+	}
+	t, err := do(reg, abs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%s: %.1f MB in %.1f s = %.1f MB/s (MB = 10^6 bytes)\n", what, float64(t.Bytes)/1e6, t.Seconds, t.MBps)
+	if jsonPath != "" {
+		return writeJSON(c, jsonPath, t)
+	}
+	return nil
+}

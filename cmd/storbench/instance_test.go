@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestInstanceVerbs: an instance created on a directory is usable by build and check
@@ -34,6 +37,25 @@ func TestInstanceVerbs(t *testing.T) {
 	}
 	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
 		t.Fatalf("check on the instance: exit %d\n%s", code, out)
+	}
+	// Backup, change the data, restore: the data is back as it was.
+	backup := filepath.Join(t.TempDir(), "bk")
+	if code, out, errOut := storbench(t, "backup", "--instance", "v1", "--to", backup); code != 0 || !strings.Contains(out, "MB/s") {
+		t.Fatalf("backup: exit %d\n%s%s", code, out, errOut)
+	}
+	before := nextOrderIDs(t, dsn)
+	exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 7")
+	if code, out, errOut := storbench(t, "restore", "--instance", "v1", "--from", backup); code != 0 {
+		t.Fatalf("restore: exit %d\n%s%s", code, out, errOut)
+	}
+	if after := nextOrderIDs(t, dsn); after != before {
+		t.Errorf("sum(d_next_o_id) after restore %d, want %d as backed up", after, before)
+	}
+	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
+		t.Fatalf("check after restore: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := storbench(t, "restore", "--instance", "v1", "--from", t.TempDir()); code != 2 {
+		t.Errorf("restore from an unmarked directory: exit %d (%s), want 2", code, errOut)
 	}
 	if code, out, _ := storbench(t, "instance", "list"); code != 0 || !strings.Contains(out, "v1") || !strings.Contains(out, "running") {
 		t.Fatalf("instance list: exit %d\n%s", code, out)
@@ -72,5 +94,33 @@ func TestInstanceVerbs(t *testing.T) {
 	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Errorf("a failed create touched the user's directory: %v", err)
+	}
+}
+
+func nextOrderIDs(t *testing.T, dsn string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT sum(d_next_o_id) FROM district").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func exec(t *testing.T, dsn, sql string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -64,6 +64,10 @@ type Server interface {
 	Stop(ctx context.Context, st *State) error
 	// PID is the server's main process id, 0 when it is not running.
 	PID(st *State) int
+	// Backup writes a physical backup of the running server into dir.
+	Backup(ctx context.Context, st *State, dir string) error
+	// Restore replaces the stopped server's files with the physical backup in dir.
+	Restore(ctx context.Context, st *State, dir string) error
 }
 
 var servers = map[string]Server{}

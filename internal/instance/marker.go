@@ -63,6 +63,14 @@ func claim(dir, instance string) (warning string, err error) {
 	return warning, nil
 }
 
+// checkMarker refuses a directory storbench did not prepare.
+func checkMarker(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
+		return fmt.Errorf("%w: %s is not a storbench backup (no %s marker)", engine.ErrInput, dir, markerFile)
+	}
+	return nil
+}
+
 // release removes what storbench put in dir, and dir itself when storbench created
 // it. A directory without storbench's marker for this instance is left untouched.
 func release(dir, instance string) error {

@@ -156,6 +156,77 @@ func (s *Server) PID() int {
 	return pid
 }
 
+// BaseBackup takes a physical backup of the running server into dir (created, owned by
+// the server's user): pg_basebackup in plain format with the WAL needed to start from
+// it, after a fast checkpoint.
+func (s *Server) BaseBackup(ctx context.Context, dir string) error {
+	if err := s.prepareDir(dir); err != nil {
+		return err
+	}
+	return s.run(ctx, "pg_basebackup", "-D", dir, "-F", "p", "-X", "stream", "-c", "fast",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres")
+}
+
+// RestoreBase replaces the stopped server's data directory with the physical backup in
+// from. With walDir, the WAL goes there and pg_wal becomes a link to it, as initdb -X
+// made it.
+func (s *Server) RestoreBase(ctx context.Context, from, walDir string) error {
+	if s.PID() != 0 {
+		return errors.New("the server must be stopped to restore a physical backup")
+	}
+	if err := emptyDir(s.Dir); err != nil {
+		return err
+	}
+	if err := s.copyTree(ctx, from, s.Dir); err != nil {
+		return err
+	}
+	// The socket's lock file lives in the data directory and came with the copy.
+	locks, _ := filepath.Glob(filepath.Join(s.Dir, ".s.PGSQL.*"))
+	for _, l := range locks {
+		if err := os.Remove(l); err != nil {
+			return err
+		}
+	}
+	if walDir == "" {
+		return nil
+	}
+	if err := emptyDir(walDir); err != nil {
+		return err
+	}
+	wal := filepath.Join(s.Dir, "pg_wal")
+	if err := s.copyTree(ctx, wal, walDir); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(wal); err != nil {
+		return err
+	}
+	return os.Symlink(walDir, wal)
+}
+
+// copyTree copies from's contents into to, keeping modes, as the server's user.
+func (s *Server) copyTree(ctx context.Context, from, to string) error {
+	cmd := exec.CommandContext(ctx, "cp", "-a", from+"/.", to)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("copy %s to %s: %w: %s", from, to, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// emptyDir removes everything inside dir.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Version is the server binary's own version line ("postgres (PostgreSQL) 15.18 …").
 func (s *Server) Version(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, filepath.Join(s.bin, "postgres"), "--version").Output()

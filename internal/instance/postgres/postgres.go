@@ -97,3 +97,22 @@ func (server) PID(st *instance.State) int {
 	}
 	return s.PID()
 }
+
+// Backup implements instance.Server with pg_basebackup.
+func (server) Backup(ctx context.Context, st *instance.State, dir string) error {
+	s, err := pgserver.Existing(dataDir(st), st.Port)
+	if err != nil {
+		return err
+	}
+	return s.BaseBackup(ctx, dir)
+}
+
+// Restore implements instance.Server: the backup's files replace the data directory
+// (and the WAL directory when the instance has one).
+func (server) Restore(ctx context.Context, st *instance.State, dir string) error {
+	s, err := pgserver.Existing(dataDir(st), st.Port)
+	if err != nil {
+		return err
+	}
+	return s.RestoreBase(ctx, dir, walDir(st))
+}

@@ -1,0 +1,150 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Backups keep their files in DIR/base, beside DIR's marker (the engines' backup tools
+// want an empty directory of their own).
+func backupFiles(dir string) string { return filepath.Join(dir, "base") }
+
+// Transfer is a timed copy of a database: a backup or a restore.
+type Transfer struct {
+	Seconds float64 `json:"seconds"`
+	Bytes   int64   `json:"bytes"`
+	MBps    float64 `json:"mb_per_s"` // MB = 10^6 bytes
+	// Progress is the bytes done at each second, measured from the destination's size.
+	Progress []int64 `json:"progress"`
+}
+
+// Backup takes a physical backup of the running instance into dir (an empty or new
+// directory, marked as storbench's).
+func (r Registry) Backup(ctx context.Context, name, dir string) (Transfer, error) {
+	st, err := r.Load(name)
+	if err != nil {
+		return Transfer{}, err
+	}
+	srv := servers[st.Engine]
+	if srv.PID(st) == 0 {
+		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
+	}
+	if _, err := claim(dir, name); err != nil {
+		return Transfer{}, err
+	}
+	t, err := timed(backupFiles(dir), func() error { return srv.Backup(ctx, st, backupFiles(dir)) })
+	if err != nil {
+		_ = release(dir, name)
+		return Transfer{}, fmt.Errorf("backup of instance %s: %w", name, err)
+	}
+	return t, nil
+}
+
+// Restore replaces the instance's database with the physical backup in dir: the
+// instance is stopped, its files replaced, and started again.
+func (r Registry) Restore(ctx context.Context, name, dir string) (Transfer, error) {
+	st, err := r.Load(name)
+	if err != nil {
+		return Transfer{}, err
+	}
+	if err := checkMarker(dir); err != nil {
+		return Transfer{}, err
+	}
+	if _, err := r.Stop(ctx, name); err != nil {
+		return Transfer{}, err
+	}
+	srv := servers[st.Engine]
+	t, err := timed(st.Path, func() error {
+		if err := srv.Restore(ctx, st, backupFiles(dir)); err != nil {
+			return err
+		}
+		// The copy went through the host's page cache outside the instance's cgroup:
+		// make it durable and drop it, or the instance would read its restored
+		// database from memory that its limit does not count.
+		for _, d := range []string{st.Path, st.WALPath} {
+			if err := syncAndDrop(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Transfer{}, fmt.Errorf("restore of instance %s: %w", name, err)
+	}
+	if _, err := r.Start(ctx, name); err != nil {
+		return Transfer{}, err
+	}
+	return t, nil
+}
+
+// timed runs copy and samples the size of dest every second.
+func timed(dest string, copy func() error) (Transfer, error) {
+	var t Transfer
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				t.Progress = append(t.Progress, treeSize(dest))
+			}
+		}
+	})
+	start := time.Now()
+	err := copy()
+	t.Seconds = time.Since(start).Seconds()
+	close(done)
+	wg.Wait()
+	t.Bytes = treeSize(dest)
+	if t.Seconds > 0 {
+		t.MBps = float64(t.Bytes) / 1e6 / t.Seconds
+	}
+	return t, err
+}
+
+// treeSize is the size of the regular files under dir.
+func treeSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// syncAndDrop writes every file under dir to storage and drops its pages from the
+// page cache.
+func syncAndDrop(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
+		return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	})
+}
