@@ -174,7 +174,7 @@ func (s *Server) RestoreBase(ctx context.Context, from, walDir string) error {
 	if s.PID() != 0 {
 		return errors.New("the server must be stopped to restore a physical backup")
 	}
-	if err := emptyDir(s.Dir); err != nil {
+	if err := s.renew(s.Dir); err != nil {
 		return err
 	}
 	if err := s.copyTree(ctx, from, s.Dir); err != nil {
@@ -190,7 +190,7 @@ func (s *Server) RestoreBase(ctx context.Context, from, walDir string) error {
 	if walDir == "" {
 		return nil
 	}
-	if err := emptyDir(walDir); err != nil {
+	if err := s.renew(walDir); err != nil {
 		return err
 	}
 	wal := filepath.Join(s.Dir, "pg_wal")
@@ -213,18 +213,12 @@ func (s *Server) copyTree(ctx context.Context, from, to string) error {
 	return nil
 }
 
-// emptyDir removes everything inside dir.
-func emptyDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+// renew replaces dir by an empty one owned by the server's user.
+func (s *Server) renew(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.prepareDir(dir)
 }
 
 // Version is the server binary's own version line ("postgres (PostgreSQL) 15.18 …").
