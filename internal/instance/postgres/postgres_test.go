@@ -117,6 +117,21 @@ func TestLifecycle(t *testing.T) {
 	if _, err := reg.Start(ctx, "t1"); err != nil {
 		t.Fatal(err)
 	}
+	// A physical backup and restore keeps the WAL on its own target.
+	backup := filepath.Join(t.TempDir(), "bk")
+	bt, err := reg.Backup(ctx, "t1", backup)
+	if err != nil || bt.Bytes == 0 || bt.MBps <= 0 {
+		t.Fatalf("backup: %+v, %v", bt, err)
+	}
+	if _, err := reg.Restore(ctx, "t1", backup); err != nil {
+		t.Fatal(err)
+	}
+	if link, err := os.Readlink(filepath.Join(spec.Path, "data", "pg_wal")); err != nil || !strings.HasPrefix(link, spec.WALPath) {
+		t.Errorf("after restore pg_wal -> %q (%v), want a link into %s", link, err, spec.WALPath)
+	}
+	if got := show(t, dsn, "shared_buffers"); got != "64MB" {
+		t.Errorf("after restore shared_buffers = %s", got)
+	}
 	pid := mustPID(t, reg)
 	list, err := reg.List()
 	if err != nil || len(list) != 1 || list[0].Name != "t1" {
