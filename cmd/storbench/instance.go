@@ -239,17 +239,24 @@ func printInstance(c *cobra.Command, s instance.Status) {
 }
 
 func backupCmd() *cobra.Command {
-	var name, dir, jsonPath string
+	var name, dir, jsonPath, method string
+	var jobs int
 	c := &cobra.Command{
 		Use:   "backup",
-		Short: "Physical backup of a managed instance into --to (pg_basebackup, fast checkpoint)",
+		Short: "Back up a managed instance into --to: physical (pg_basebackup, fast checkpoint) or logical (pg_dump directory format)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			how, err := instance.ParseBackupMethod(method, jobs)
+			if err != nil {
+				return err
+			}
 			return transfer(c, "backup", jsonPath, func(reg instance.Registry, abs string) (instance.Transfer, error) {
-				return reg.Backup(c.Context(), name, abs)
+				return reg.Backup(c.Context(), name, abs, how)
 			}, dir)
 		},
 	}
+	c.Flags().StringVar(&method, "method", "physical", "physical or logical")
+	c.Flags().IntVar(&jobs, "jobs", 1, "parallel jobs of a logical backup (and, by default, of its restore)")
 	c.Flags().StringVar(&name, "instance", "", "instance name (required)")
 	c.Flags().StringVar(&dir, "to", "", "empty or new directory for the backup (required)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")
@@ -260,16 +267,21 @@ func backupCmd() *cobra.Command {
 
 func restoreCmd() *cobra.Command {
 	var name, dir, jsonPath string
+	var jobs int
 	c := &cobra.Command{
 		Use:   "restore",
-		Short: "Replace a managed instance's database with a physical backup (stop, copy, sync, start)",
+		Short: "Replace a managed instance's database with a backup (physical: stop, copy, sync, start; logical: pg_restore --clean)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if jobs < 0 {
+				return fmt.Errorf("%w: --jobs must not be negative", engine.ErrInput)
+			}
 			return transfer(c, "restore", jsonPath, func(reg instance.Registry, abs string) (instance.Transfer, error) {
-				return reg.Restore(c.Context(), name, abs)
+				return reg.Restore(c.Context(), name, abs, jobs)
 			}, dir)
 		},
 	}
+	c.Flags().IntVar(&jobs, "jobs", 0, "parallel jobs of a logical restore (default: the backup's)")
 	c.Flags().StringVar(&name, "instance", "", "instance name (required)")
 	c.Flags().StringVar(&dir, "from", "", "a directory made by storbench backup (required)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")

@@ -54,6 +54,24 @@ func TestInstanceVerbs(t *testing.T) {
 	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
 		t.Fatalf("check after restore: exit %d\n%s", code, out)
 	}
+	// The same with a logical backup, restored into the running instance.
+	logical := filepath.Join(t.TempDir(), "dump")
+	if code, out, errOut := storbench(t, "backup", "--instance", "v1", "--to", logical, "--method", "logical", "--jobs", "2"); code != 0 {
+		t.Fatalf("logical backup: exit %d\n%s%s", code, out, errOut)
+	}
+	exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 3")
+	if code, out, errOut := storbench(t, "restore", "--instance", "v1", "--from", logical); code != 0 {
+		t.Fatalf("logical restore: exit %d\n%s%s", code, out, errOut)
+	}
+	if after := nextOrderIDs(t, dsn); after != before {
+		t.Errorf("sum(d_next_o_id) after logical restore %d, want %d", after, before)
+	}
+	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
+		t.Fatalf("check after logical restore: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := storbench(t, "backup", "--instance", "v1", "--to", t.TempDir()+"/x", "--method", "tape"); code != 2 {
+		t.Errorf("backup --method tape: exit %d (%s), want 2", code, errOut)
+	}
 	if code, _, errOut := storbench(t, "restore", "--instance", "v1", "--from", t.TempDir()); code != 2 {
 		t.Errorf("restore from an unmarked directory: exit %d (%s), want 2", code, errOut)
 	}

@@ -2,6 +2,7 @@ package instance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,11 +11,37 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // Backups keep their files in DIR/base, beside DIR's marker (the engines' backup tools
-// want an empty directory of their own).
+// want an empty directory of their own) and DIR/backup.json, which says how it was made.
 func backupFiles(dir string) string { return filepath.Join(dir, "base") }
+
+func backupRecord(dir string) string { return filepath.Join(dir, "backup.json") }
+
+// BackupMethod is how a backup is taken.
+type BackupMethod struct {
+	// Logical: a dump of the database (restored into the running server); otherwise a
+	// physical copy of the server's files.
+	Logical bool `json:"logical"`
+	Jobs    int  `json:"jobs"` // parallel jobs of a logical backup or restore
+}
+
+// ParseBackupMethod reads --method physical|logical.
+func ParseBackupMethod(method string, jobs int) (BackupMethod, error) {
+	if jobs < 1 {
+		return BackupMethod{}, fmt.Errorf("%w: --jobs must be at least 1", engine.ErrInput)
+	}
+	switch method {
+	case "physical":
+		return BackupMethod{Jobs: jobs}, nil
+	case "logical":
+		return BackupMethod{Logical: true, Jobs: jobs}, nil
+	}
+	return BackupMethod{}, fmt.Errorf("%w: --method %q: use physical or logical", engine.ErrInput, method)
+}
 
 // Transfer is a timed copy of a database: a backup or a restore.
 type Transfer struct {
@@ -25,9 +52,9 @@ type Transfer struct {
 	Progress []int64 `json:"progress"`
 }
 
-// Backup takes a physical backup of the running instance into dir (an empty or new
-// directory, marked as storbench's).
-func (r Registry) Backup(ctx context.Context, name, dir string) (Transfer, error) {
+// Backup takes a backup of the running instance into dir (an empty or new directory,
+// marked as storbench's).
+func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
 		return Transfer{}, err
@@ -39,7 +66,14 @@ func (r Registry) Backup(ctx context.Context, name, dir string) (Transfer, error
 	if _, err := claim(dir, name); err != nil {
 		return Transfer{}, err
 	}
-	t, err := timed(backupFiles(dir), func() error { return srv.Backup(ctx, st, backupFiles(dir)) })
+	t, err := timed(backupFiles(dir), func() error { return srv.Backup(ctx, st, backupFiles(dir), how) })
+	if err == nil {
+		var b []byte
+		b, err = json.Marshal(how)
+		if err == nil {
+			err = os.WriteFile(backupRecord(dir), b, 0o644)
+		}
+	}
 	if err != nil {
 		_ = release(dir, name)
 		return Transfer{}, fmt.Errorf("backup of instance %s: %w", name, err)
@@ -47,9 +81,10 @@ func (r Registry) Backup(ctx context.Context, name, dir string) (Transfer, error
 	return t, nil
 }
 
-// Restore replaces the instance's database with the physical backup in dir: the
-// instance is stopped, its files replaced, and started again.
-func (r Registry) Restore(ctx context.Context, name, dir string) (Transfer, error) {
+// Restore replaces the instance's database with the backup in dir. A physical backup
+// stops the instance, replaces its files and starts it again; a logical one is loaded
+// into the running instance (jobs from the backup unless jobs > 0).
+func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
 		return Transfer{}, err
@@ -57,12 +92,39 @@ func (r Registry) Restore(ctx context.Context, name, dir string) (Transfer, erro
 	if err := checkMarker(dir); err != nil {
 		return Transfer{}, err
 	}
+	var how BackupMethod
+	b, err := os.ReadFile(backupRecord(dir))
+	if err == nil {
+		err = json.Unmarshal(b, &how)
+	}
+	if err != nil {
+		return Transfer{}, fmt.Errorf("%w: %s: no readable backup record: %v", engine.ErrInput, dir, err)
+	}
+	if jobs > 0 {
+		how.Jobs = jobs
+	}
+	srv := servers[st.Engine]
+	if how.Logical {
+		if _, err := r.Start(ctx, name); err != nil {
+			return Transfer{}, err
+		}
+		// The restore's volume is the dump read; the database's growth is not a file tree
+		// storbench can watch, so progress follows nothing and the bytes are the dump's.
+		t, err := timed("", func() error { return srv.Restore(ctx, st, backupFiles(dir), how) })
+		if err != nil {
+			return Transfer{}, fmt.Errorf("restore of instance %s: %w", name, err)
+		}
+		t.Bytes = treeSize(backupFiles(dir))
+		if t.Seconds > 0 {
+			t.MBps = float64(t.Bytes) / 1e6 / t.Seconds
+		}
+		return t, nil
+	}
 	if _, err := r.Stop(ctx, name); err != nil {
 		return Transfer{}, err
 	}
-	srv := servers[st.Engine]
 	t, err := timed(st.Path, func() error {
-		if err := srv.Restore(ctx, st, backupFiles(dir)); err != nil {
+		if err := srv.Restore(ctx, st, backupFiles(dir), how); err != nil {
 			return err
 		}
 		// The copy went through the host's page cache outside the instance's cgroup:
@@ -84,12 +146,15 @@ func (r Registry) Restore(ctx context.Context, name, dir string) (Transfer, erro
 	return t, nil
 }
 
-// timed runs copy and samples the size of dest every second.
+// timed runs copy and samples the size of dest every second ("" : no samples).
 func timed(dest string, copy func() error) (Transfer, error) {
 	var t Transfer
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		if dest == "" {
+			return
+		}
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
@@ -106,7 +171,9 @@ func timed(dest string, copy func() error) (Transfer, error) {
 	t.Seconds = time.Since(start).Seconds()
 	close(done)
 	wg.Wait()
-	t.Bytes = treeSize(dest)
+	if dest != "" {
+		t.Bytes = treeSize(dest)
+	}
 	if t.Seconds > 0 {
 		t.MBps = float64(t.Bytes) / 1e6 / t.Seconds
 	}

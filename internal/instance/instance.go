@@ -64,10 +64,11 @@ type Server interface {
 	Stop(ctx context.Context, st *State) error
 	// PID is the server's main process id, 0 when it is not running.
 	PID(st *State) int
-	// Backup writes a physical backup of the running server into dir.
-	Backup(ctx context.Context, st *State, dir string) error
-	// Restore replaces the stopped server's files with the physical backup in dir.
-	Restore(ctx context.Context, st *State, dir string) error
+	// Backup writes a backup of the running server into dir.
+	Backup(ctx context.Context, st *State, dir string, how BackupMethod) error
+	// Restore replaces the database with the backup in dir: a physical one into the
+	// stopped server's files, a logical one into the running server.
+	Restore(ctx context.Context, st *State, dir string, how BackupMethod) error
 }
 
 var servers = map[string]Server{}

@@ -167,6 +167,23 @@ func (s *Server) BaseBackup(ctx context.Context, dir string) error {
 		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres")
 }
 
+// Dump writes a logical backup of database db into dir (created, owned by the server's
+// user): pg_dump's directory format, jobs tables in parallel.
+func (s *Server) Dump(ctx context.Context, dir, db string, jobs int) error {
+	if err := s.prepareDir(dir); err != nil {
+		return err
+	}
+	return s.run(ctx, "pg_dump", "-F", "d", "-j", strconv.Itoa(jobs), "-f", dir,
+		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres", db)
+}
+
+// LoadDump restores the logical backup in dir into database db of the running server,
+// replacing the objects it holds (pg_restore --clean), jobs in parallel.
+func (s *Server) LoadDump(ctx context.Context, dir, db string, jobs int) error {
+	return s.run(ctx, "pg_restore", "--clean", "--if-exists", "-j", strconv.Itoa(jobs), "-d", db,
+		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres", dir)
+}
+
 // RestoreBase replaces the stopped server's data directory with the physical backup in
 // from. With walDir, the WAL goes there and pg_wal becomes a link to it, as initdb -X
 // made it.

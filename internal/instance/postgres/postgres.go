@@ -98,21 +98,27 @@ func (server) PID(st *instance.State) int {
 	return s.PID()
 }
 
-// Backup implements instance.Server with pg_basebackup.
-func (server) Backup(ctx context.Context, st *instance.State, dir string) error {
+// Backup implements instance.Server: pg_basebackup, or pg_dump for a logical backup.
+func (server) Backup(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
 	s, err := pgserver.Existing(dataDir(st), st.Port)
 	if err != nil {
 		return err
+	}
+	if how.Logical {
+		return s.Dump(ctx, dir, Database, how.Jobs)
 	}
 	return s.BaseBackup(ctx, dir)
 }
 
 // Restore implements instance.Server: the backup's files replace the data directory
-// (and the WAL directory when the instance has one).
-func (server) Restore(ctx context.Context, st *instance.State, dir string) error {
+// (and the WAL directory when the instance has one), or pg_restore loads a dump.
+func (server) Restore(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
 	s, err := pgserver.Existing(dataDir(st), st.Port)
 	if err != nil {
 		return err
+	}
+	if how.Logical {
+		return s.LoadDump(ctx, dir, Database, how.Jobs)
 	}
 	return s.RestoreBase(ctx, dir, walDir(st))
 }

@@ -119,11 +119,11 @@ func TestLifecycle(t *testing.T) {
 	}
 	// A physical backup and restore keeps the WAL on its own target.
 	backup := filepath.Join(t.TempDir(), "bk")
-	bt, err := reg.Backup(ctx, "t1", backup)
+	bt, err := reg.Backup(ctx, "t1", backup, instance.BackupMethod{Jobs: 1})
 	if err != nil || bt.Bytes == 0 || bt.MBps <= 0 {
 		t.Fatalf("backup: %+v, %v", bt, err)
 	}
-	if _, err := reg.Restore(ctx, "t1", backup); err != nil {
+	if _, err := reg.Restore(ctx, "t1", backup, 0); err != nil {
 		t.Fatal(err)
 	}
 	if link, err := os.Readlink(filepath.Join(spec.Path, "data", "pg_wal")); err != nil || !strings.HasPrefix(link, spec.WALPath) {
