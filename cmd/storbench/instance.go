@@ -98,6 +98,8 @@ what it creates and destroy removes only that.`,
 	f.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	f.StringVar(&spec.Name, "name", "", "instance name (default: from --path)")
 	f.IntVar(&spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")
+	f.StringVar(&spec.ReplicaOf, "replica-of", "", "make this instance a streaming standby of the named running instance")
+	f.BoolVar(&spec.Sync, "sync", false, "with --replica-of: the primary's commits wait for this standby (synchronous commit)")
 	return c
 }
 

@@ -33,6 +33,10 @@ type Spec struct {
 	IOLimit        IOLimit `json:"io_limit,omitempty"`
 	Port           int     `json:"port"`
 	MaxConnections int     `json:"max_connections"`
+	// ReplicaOf names the instance this one is a streaming standby of; with Sync the
+	// primary's commits wait for it (synchronous commit, the papers' availability group).
+	ReplicaOf string `json:"replica_of,omitempty"`
+	Sync      bool   `json:"sync,omitempty"`
 }
 
 // State is an instance as recorded: its spec and what was actually applied.
@@ -56,8 +60,11 @@ func (st *State) DSN() string {
 // Server runs one engine's server for an instance.
 type Server interface {
 	// Init creates the database files in st.Path (and st.WALPath) and records in st
-	// the settings, binaries and version it used.
-	Init(ctx context.Context, st *State) error
+	// the settings, binaries and version it used; with primary, as its standby.
+	Init(ctx context.Context, st *State, primary *State) error
+	// SetSyncStandby makes the running primary's commits wait for the standby named
+	// name ("" : for none).
+	SetSyncStandby(ctx context.Context, primary *State, name string) error
 	// Start starts the server and returns its main process id; limit is called with
 	// that pid before the server accepts connections from storbench.
 	Start(ctx context.Context, st *State) (pid int, err error)

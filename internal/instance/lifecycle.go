@@ -51,16 +51,49 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 			warnings = append(warnings, w)
 		}
 	}
+	var primary *State
+	if spec.ReplicaOf != "" {
+		p, err := r.primary(spec)
+		if err != nil {
+			undo()
+			return nil, nil, err
+		}
+		primary = p
+	} else if spec.Sync {
+		undo()
+		return nil, nil, fmt.Errorf("%w: --sync needs --replica-of", engine.ErrInput)
+	}
 	st := &State{Spec: spec, CreatedAt: time.Now().UTC()}
-	if err := srv.Init(ctx, st); err != nil {
+	if err := srv.Init(ctx, st, primary); err != nil {
 		undo()
 		return nil, nil, fmt.Errorf("create instance %s: %w", spec.Name, err)
+	}
+	if spec.Sync {
+		if err := srv.SetSyncStandby(ctx, primary, spec.Name); err != nil {
+			undo()
+			return nil, nil, fmt.Errorf("make %s wait for %s: %w", primary.Name, spec.Name, err)
+		}
 	}
 	if err := r.save(st); err != nil {
 		undo()
 		return nil, nil, err
 	}
 	return st, warnings, nil
+}
+
+// primary returns the running instance a standby is created from.
+func (r Registry) primary(spec Spec) (*State, error) {
+	p, err := r.Load(spec.ReplicaOf)
+	if err != nil {
+		return nil, err
+	}
+	if p.Engine != spec.Engine {
+		return nil, fmt.Errorf("%w: --replica-of %s is a %s instance, not %s", engine.ErrInput, p.Name, p.Engine, spec.Engine)
+	}
+	if servers[p.Engine].PID(p) == 0 {
+		return nil, fmt.Errorf("%w: --replica-of %s is stopped: storbench instance start --name %s", engine.ErrInput, p.Name, p.Name)
+	}
+	return p, nil
 }
 
 // checkPort refuses a port something already listens on (0: the engine picks one).
@@ -132,6 +165,14 @@ func (r Registry) Destroy(ctx context.Context, name string) error {
 	st, err := r.Stop(ctx, name)
 	if err != nil {
 		return err
+	}
+	// A synchronous standby's primary would wait for it forever.
+	if st.Sync {
+		if p, err := r.Load(st.ReplicaOf); err == nil && servers[p.Engine].PID(p) != 0 {
+			if err := servers[p.Engine].SetSyncStandby(ctx, p, ""); err != nil {
+				return fmt.Errorf("stop %s waiting for %s: %w", p.Name, name, err)
+			}
+		}
 	}
 	var errs []error
 	for _, dir := range []string{st.Path, st.WALPath} {

@@ -106,19 +106,25 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	return s, s.appendSettings(opts.Settings)
+}
+
+// appendSettings appends the listening address, port, socket directory and settings to
+// postgresql.conf (later lines win, so a copied primary's values are overridden).
+func (s *Server) appendSettings(settings map[string]string) error {
 	conf := fmt.Sprintf("\n# storbench\nport = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\n", s.Port, s.Dir)
-	for _, k := range slices.Sorted(maps.Keys(opts.Settings)) {
-		conf += fmt.Sprintf("%s = '%s'\n", k, opts.Settings[k])
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		conf += fmt.Sprintf("%s = '%s'\n", k, settings[k])
 	}
 	f, err := os.OpenFile(filepath.Join(s.Dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	_, err = f.WriteString(conf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return s, err
+	return err
 }
 
 // Existing returns the server of an initialised data directory listening on port.
@@ -167,6 +173,42 @@ func (s *Server) BaseBackup(ctx context.Context, dir string) error {
 		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres")
 }
 
+// InitStandby makes dir a streaming standby of the server at primaryPort: a base backup
+// with the recovery settings (standby.signal, primary_conninfo naming it appName, so the
+// primary can wait for it), then its own port and settings.
+func InitStandby(ctx context.Context, primaryPort int, appName string, opts Options) (*Server, error) {
+	s, err := Existing(opts.Dir, opts.Port)
+	if err != nil {
+		return nil, err
+	}
+	if s.Port == 0 {
+		if s.Port, err = FreePort(); err != nil {
+			return nil, err
+		}
+	}
+	primary := &Server{Port: primaryPort, bin: s.bin, cred: s.cred}
+	if err := primary.BaseBackup(ctx, opts.Dir); err != nil {
+		return nil, err
+	}
+	if err := s.renewWAL(ctx, opts.WALDir); err != nil {
+		return nil, err
+	}
+	settings := maps.Clone(opts.Settings)
+	if settings == nil {
+		settings = map[string]string{}
+	}
+	settings["primary_conninfo"] = fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s", primaryPort, appName)
+	if err := os.WriteFile(filepath.Join(s.Dir, "standby.signal"), nil, 0o600); err != nil {
+		return nil, err
+	}
+	if s.cred != nil {
+		if err := os.Chown(filepath.Join(s.Dir, "standby.signal"), int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+			return nil, err
+		}
+	}
+	return s, s.appendSettings(settings)
+}
+
 // Dump writes a logical backup of database db into dir (created, owned by the server's
 // user): pg_dump's directory format, jobs tables in parallel.
 func (s *Server) Dump(ctx context.Context, dir, db string, jobs int) error {
@@ -204,6 +246,12 @@ func (s *Server) RestoreBase(ctx context.Context, from, walDir string) error {
 			return err
 		}
 	}
+	return s.renewWAL(ctx, walDir)
+}
+
+// renewWAL moves the copied pg_wal into walDir, which it replaces, and links it, as
+// initdb -X does ("" : the WAL stays in the data directory).
+func (s *Server) renewWAL(ctx context.Context, walDir string) error {
 	if walDir == "" {
 		return nil
 	}
@@ -260,6 +308,26 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) error {
 	}
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	return err
+}
+
+// SetSyncStandby makes every commit wait for the standby named appName ("" : for none)
+// and reloads the configuration.
+func (s *Server) SetSyncStandby(ctx context.Context, appName string) error {
+	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	// ALTER SYSTEM takes no parameters; the name is quoted as an identifier.
+	stmt := "ALTER SYSTEM RESET synchronous_standby_names"
+	if appName != "" {
+		stmt = fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", strings.ReplaceAll(pgx.Identifier{appName}.Sanitize(), "'", "''"))
+	}
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		return err
+	}
+	_, err = conn.Exec(ctx, "SELECT pg_reload_conf()")
 	return err
 }
 

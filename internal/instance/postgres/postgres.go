@@ -52,10 +52,17 @@ func Settings(memoryBytes int64, maxConnections int) map[string]string {
 
 func megabytes(b int64) string { return fmt.Sprintf("%dMB", max(b>>20, 1)) }
 
-// Init implements instance.Server.
-func (server) Init(ctx context.Context, st *instance.State) error {
+// Init implements instance.Server; a standby starts as a base backup of its primary.
+func (server) Init(ctx context.Context, st *instance.State, primary *instance.State) error {
 	settings := Settings(st.MemoryBytes, st.MaxConnections)
-	s, err := pgserver.Init(ctx, pgserver.Options{Dir: dataDir(st), WALDir: walDir(st), Port: st.Port, Settings: settings})
+	opts := pgserver.Options{Dir: dataDir(st), WALDir: walDir(st), Port: st.Port, Settings: settings}
+	var s *pgserver.Server
+	var err error
+	if primary != nil {
+		s, err = pgserver.InitStandby(ctx, primary.Port, st.Name, opts)
+	} else {
+		s, err = pgserver.Init(ctx, opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -74,7 +81,8 @@ func (server) Start(ctx context.Context, st *instance.State) (int, error) {
 		return 0, err
 	}
 	var pgErr *pgconn.PgError
-	if err := s.CreateDatabase(ctx, Database); err != nil && !(errors.As(err, &pgErr) && pgErr.Code == "42P04") {
+	// 42P04: it exists; 25006: a read-only standby, which has it from its primary.
+	if err := s.CreateDatabase(ctx, Database); err != nil && !(errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "25006")) {
 		return 0, fmt.Errorf("create database %s: %w", Database, err)
 	}
 	return s.PID(), nil
@@ -121,4 +129,13 @@ func (server) Restore(ctx context.Context, st *instance.State, dir string, how i
 		return s.LoadDump(ctx, dir, Database, how.Jobs)
 	}
 	return s.RestoreBase(ctx, dir, walDir(st))
+}
+
+// SetSyncStandby implements instance.Server.
+func (server) SetSyncStandby(ctx context.Context, primary *instance.State, name string) error {
+	s, err := pgserver.Existing(dataDir(primary), primary.Port)
+	if err != nil {
+		return err
+	}
+	return s.SetSyncStandby(ctx, name)
 }

@@ -221,3 +221,74 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("status of an unknown instance: %v", err)
 	}
 }
+
+// TestSyncReplica: a synchronous standby receives the primary's changes, and while it
+// is down the primary's commits wait for it.
+func TestSyncReplica(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	ctx := context.Background()
+	reg := registry(t)
+	base := t.TempDir()
+	p, _, err := reg.Create(ctx, instance.Spec{Name: "p1", Engine: "postgres", Path: filepath.Join(base, "p"), MaxConnections: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Destroy(context.Background(), "p1") })
+	if p, err = reg.Start(ctx, "p1"); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := reg.Create(ctx, instance.Spec{Name: "r1", Engine: "postgres", Path: filepath.Join(base, "r"),
+		MaxConnections: 20, ReplicaOf: "p1", Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Destroy(context.Background(), "r1") })
+	if r, err = reg.Start(ctx, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	exec := func(dsn, sql string, timeout time.Duration) (time.Duration, error) {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		conn, err := pgx.Connect(cctx, dsn)
+		if err != nil {
+			return 0, err
+		}
+		defer conn.Close(ctx)
+		start := time.Now()
+		_, err = conn.Exec(cctx, sql)
+		return time.Since(start), err
+	}
+	if _, err := exec(p.DSN(), "CREATE TABLE t (x int); INSERT INTO t VALUES (1)", 10*time.Second); err != nil {
+		t.Fatalf("commit with the standby up: %v", err)
+	}
+	if got := show(t, r.DSN(), "transaction_read_only"); got != "on" {
+		t.Errorf("standby transaction_read_only = %s", got)
+	}
+	var n int
+	conn, err := pgx.Connect(ctx, r.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = conn.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n)
+	conn.Close(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("standby sees %d rows (%v), want 1", n, err)
+	}
+	// Standby down: a commit waits (until the client gives up).
+	if _, err := reg.Stop(ctx, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	took, err := exec(p.DSN(), "INSERT INTO t VALUES (2)", 2*time.Second)
+	if err == nil || took < 1500*time.Millisecond {
+		t.Errorf("commit with the synchronous standby down returned after %v (%v); want it to wait", took, err)
+	}
+	// Destroying the standby releases the primary.
+	if err := reg.Destroy(ctx, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	if took, err := exec(p.DSN(), "INSERT INTO t VALUES (3)", 10*time.Second); err != nil || took > 5*time.Second {
+		t.Errorf("commit after destroying the standby: %v after %v", err, took)
+	}
+}
