@@ -47,6 +47,9 @@ type Options struct {
 // /usr/lib/postgresql/N/bin, else PATH.
 func BinDir() (string, error) {
 	if d := os.Getenv("STORBENCH_PG_BINDIR"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
+			return "", fmt.Errorf("STORBENCH_PG_BINDIR=%s has no initdb: point it at PostgreSQL's server binaries", d)
+		}
 		return d, nil
 	}
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
