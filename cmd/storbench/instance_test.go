@@ -110,6 +110,10 @@ func TestInstanceVerbs(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
 		}
 	}
+	t.Setenv("STORBENCH_PG_BINDIR", t.TempDir())
+	if code, _, errOut := storbench(t, "instance", "create", "--path", filepath.Join(t.TempDir(), "nobin")); code != 2 || !strings.Contains(errOut, "initdb") {
+		t.Errorf("create without server binaries: exit %d, %q; want 2 naming initdb", code, errOut)
+	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Errorf("a failed create touched the user's directory: %v", err)
 	}

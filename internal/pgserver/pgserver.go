@@ -42,13 +42,16 @@ type Options struct {
 	Settings map[string]string
 }
 
+// ErrNoBinaries: PostgreSQL's server binaries are not where storbench looks.
+var ErrNoBinaries = errors.New("PostgreSQL server binaries not found")
+
 // BinDir finds the server binaries: $STORBENCH_PG_BINDIR, else `pg_config --bindir`
 // (Debian keeps initdb and pg_ctl off PATH), else Debian's newest
 // /usr/lib/postgresql/N/bin, else PATH.
 func BinDir() (string, error) {
 	if d := os.Getenv("STORBENCH_PG_BINDIR"); d != "" {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
-			return "", fmt.Errorf("STORBENCH_PG_BINDIR=%s has no initdb: point it at PostgreSQL's server binaries", d)
+			return "", fmt.Errorf("%w: STORBENCH_PG_BINDIR=%s has no initdb: point it at PostgreSQL's server binaries", ErrNoBinaries, d)
 		}
 		return d, nil
 	}
@@ -64,7 +67,7 @@ func BinDir() (string, error) {
 	}
 	p, err := exec.LookPath("initdb")
 	if err != nil {
-		return "", errors.New("PostgreSQL server binaries not found: install postgresql or set STORBENCH_PG_BINDIR")
+		return "", fmt.Errorf("%w: install postgresql or set STORBENCH_PG_BINDIR", ErrNoBinaries)
 	}
 	return filepath.Dir(p), nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/pgserver"
 )
@@ -62,6 +63,9 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 		s, err = pgserver.InitStandby(ctx, primary.Port, st.Name, opts)
 	} else {
 		s, err = pgserver.Init(ctx, opts)
+	}
+	if errors.Is(err, pgserver.ErrNoBinaries) {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
 	}
 	if err != nil {
 		return err
