@@ -30,6 +30,17 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	if err := checkPort(spec.Port); err != nil {
 		return nil, nil, err
 	}
+	if spec.Port != 0 {
+		all, err := r.List()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, other := range all {
+			if other.Port == spec.Port {
+				return nil, nil, fmt.Errorf("%w: --port %d belongs to instance %s", engine.ErrInput, spec.Port, other.Name)
+			}
+		}
+	}
 	var warnings []string
 	claimed := []string{}
 	undo := func() {
@@ -68,12 +79,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		undo()
 		return nil, nil, fmt.Errorf("create instance %s: %w", spec.Name, err)
 	}
-	if spec.Sync {
-		if err := srv.SetSyncStandby(ctx, primary, spec.Name); err != nil {
-			undo()
-			return nil, nil, fmt.Errorf("make %s wait for %s: %w", primary.Name, spec.Name, err)
-		}
-	}
+
 	if err := r.save(st); err != nil {
 		undo()
 		return nil, nil, err
@@ -121,12 +127,28 @@ func (r Registry) Start(ctx context.Context, name string) (*State, error) {
 	if srv.PID(st) != 0 {
 		return st, nil
 	}
+	if err := checkPort(st.Port); err != nil {
+		return nil, err
+	}
 	pid, err := srv.Start(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("start instance %s: %w", name, err)
 	}
 	st.Limits, st.Cgroup = applyLimits(st, pid)
-	return st, r.save(st)
+	if err := r.save(st); err != nil {
+		return nil, err
+	}
+	// Only a standby that runs may make its primary wait for it.
+	if st.Sync {
+		p, err := r.Load(st.ReplicaOf)
+		if err == nil {
+			err = servers[p.Engine].SetSyncStandby(ctx, p, st.Name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("make %s wait for %s: %w", st.ReplicaOf, name, err)
+		}
+	}
+	return st, nil
 }
 
 // Stop stops the instance's server (open sessions are ended) and removes its cgroup.
@@ -140,8 +162,11 @@ func (r Registry) Stop(ctx context.Context, name string) (*State, error) {
 			return nil, fmt.Errorf("stop instance %s: %w", name, err)
 		}
 	}
-	releaseLimits(st)
-	return st, nil
+	if err := releaseLimits(st); err != nil {
+		return nil, fmt.Errorf("stop instance %s: remove its cgroup: %w", name, err)
+	}
+	st.Cgroup = ""
+	return st, r.save(st)
 }
 
 // Status is an instance's state and whether its server runs.

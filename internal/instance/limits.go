@@ -3,10 +3,12 @@ package instance
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -38,14 +40,17 @@ func applyLimits(st *State, pid int) (applied []string, group string) {
 	_, err := cgroup.Support()
 	if err == nil {
 		var g *cgroup.Group
-		g, err = cgroup.Create(st.Name, limits)
-		for _, p := range pids {
-			if err == nil {
-				err = ignoreGone(g.Add(p))
+		if g, err = cgroup.Create(st.Name, limits); err == nil {
+			for _, p := range pids {
+				if err == nil {
+					err = ignoreGone(g.Add(p))
+				}
 			}
-		}
-		if err == nil {
-			return append(applied, g.Applied()...), st.Name
+			if err == nil {
+				return append(applied, g.Applied()...), st.Name
+			}
+			// Some processes are in the group, some not: say so; Stop removes it.
+			return append(applied, fmt.Sprintf("LIMITS PARTLY APPLIED: %v: restart the instance", err)), st.Name
 		}
 	}
 	if st.CPUs != "" {
@@ -64,14 +69,25 @@ func applyLimits(st *State, pid int) (applied []string, group string) {
 	return applied, ""
 }
 
-// releaseLimits removes the instance's cgroup once its processes are gone.
-func releaseLimits(st *State) {
+// releaseLimits removes the instance's cgroup once its processes are gone (the server
+// may still be exiting when pg_ctl stop returns).
+func releaseLimits(st *State) error {
 	if st.Cgroup == "" {
-		return
+		return nil
 	}
-	if g, err := cgroup.Open(st.Cgroup); err == nil {
-		_ = g.Destroy()
+	g, err := cgroup.Open(st.Cgroup)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
+	if err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if pids, err := g.Pids(); err != nil || len(pids) == 0 {
+			break
+		}
+	}
+	return g.Destroy()
 }
 
 // processTree is pid and its descendants, from /proc's children lists.

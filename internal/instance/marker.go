@@ -72,7 +72,7 @@ func checkMarker(dir string) error {
 }
 
 // release removes what storbench put in dir, and dir itself when storbench created
-// it. A directory without storbench's marker for this instance is left untouched.
+// it (a directory the user made keeps anything else found in it). A directory without storbench's marker for this instance is left untouched.
 func release(dir, instance string) error {
 	b, err := os.ReadFile(filepath.Join(dir, markerFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -91,14 +91,15 @@ func release(dir, instance string) error {
 	if m.Created {
 		return os.RemoveAll(dir)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+	// The user's directory: only what storbench put there goes.
+	for _, name := range ownEntries {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// ownEntries are the names storbench creates in a directory it prepared: the servers'
+// data and WAL directories, a backup's files and record, and the marker (last).
+var ownEntries = []string{"data", "wal", "base", "backup.json", markerFile}

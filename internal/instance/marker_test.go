@@ -35,11 +35,15 @@ func TestClaimAndRelease(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(user, "data"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(user, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := release(user, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if entries, err := os.ReadDir(user); err != nil || len(entries) != 0 {
-		t.Errorf("the user's directory: %v, %v; want it kept and empty", entries, err)
+	entries, err := os.ReadDir(user)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "notes.txt" {
+		t.Errorf("the user's directory holds %v (%v); want only the user's notes.txt", entries, err)
 	}
 	// Without the marker, or with another instance's, nothing is removed.
 	unmarked := filepath.Join(base, "unmarked")

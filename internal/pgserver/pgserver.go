@@ -118,7 +118,8 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 // appendSettings appends the listening address, port, socket directory and settings to
 // postgresql.conf (later lines win, so a copied primary's values are overridden).
 func (s *Server) appendSettings(settings map[string]string) error {
-	conf := fmt.Sprintf("\n# storbench\nport = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\n", s.Port, s.Dir)
+	// TCP only: a socket in the data directory would be limited to ~100-byte paths.
+	conf := fmt.Sprintf("\n# storbench\nport = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n", s.Port)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		conf += fmt.Sprintf("%s = '%s'\n", k, settings[k])
 	}
@@ -139,6 +140,13 @@ func Existing(dir string, port int) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return At(bin, dir, port)
+}
+
+// At returns the server of dir run by the binaries in bin (those that created it: a
+// later, other PostgreSQL version must not touch the cluster).
+func At(bin, dir string, port int) (*Server, error) {
+	var err error
 	s := &Server{Dir: dir, Port: port, bin: bin}
 	if os.Geteuid() == 0 {
 		if s.cred, err = postgresUser(); err != nil {
@@ -155,14 +163,22 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // PID returns the postmaster's process id, or 0 when the server is not running.
-func (s *Server) PID() int {
-	b, err := os.ReadFile(filepath.Join(s.Dir, "postmaster.pid"))
+func (s *Server) PID() int { return PIDOf(s.Dir) }
+
+// PIDOf reads a data directory's postmaster.pid and returns the pid when that process
+// runs and is a postgres server: after a crash the file can name a pid since reused by
+// another program, which must not be taken for the server (or signalled).
+func PIDOf(dataDir string) int {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
 	if err != nil {
 		return 0
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	pid, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && filepath.Base(exe) != "postgres" {
 		return 0
 	}
 	return pid
@@ -233,9 +249,10 @@ func (s *Server) LoadDump(ctx context.Context, dir, db string, jobs int) error {
 }
 
 // RestoreBase replaces the stopped server's data directory with the physical backup in
-// from. With walDir, the WAL goes there and pg_wal becomes a link to it, as initdb -X
+// from, then appends this server's port and settings (the backup may come from another
+// server). With walDir, the WAL goes there and pg_wal becomes a link to it, as initdb -X
 // made it.
-func (s *Server) RestoreBase(ctx context.Context, from, walDir string) error {
+func (s *Server) RestoreBase(ctx context.Context, from, walDir string, settings map[string]string) error {
 	if s.PID() != 0 {
 		return errors.New("the server must be stopped to restore a physical backup")
 	}
@@ -245,14 +262,10 @@ func (s *Server) RestoreBase(ctx context.Context, from, walDir string) error {
 	if err := s.copyTree(ctx, from, s.Dir); err != nil {
 		return err
 	}
-	// The socket's lock file lives in the data directory and came with the copy.
-	locks, _ := filepath.Glob(filepath.Join(s.Dir, ".s.PGSQL.*"))
-	for _, l := range locks {
-		if err := os.Remove(l); err != nil {
-			return err
-		}
+	if err := s.renewWAL(ctx, walDir); err != nil {
+		return err
 	}
-	return s.renewWAL(ctx, walDir)
+	return s.appendSettings(settings)
 }
 
 // renewWAL moves the copied pg_wal into walDir, which it replaces, and links it, as

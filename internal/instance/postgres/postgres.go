@@ -77,7 +77,7 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 
 // Start implements instance.Server; the first start creates the tpcc database.
 func (server) Start(ctx context.Context, st *instance.State) (int, error) {
-	s, err := pgserver.Existing(dataDir(st), st.Port)
+	s, err := serverOf(st)
 	if err != nil {
 		return 0, err
 	}
@@ -94,25 +94,20 @@ func (server) Start(ctx context.Context, st *instance.State) (int, error) {
 
 // Stop implements instance.Server.
 func (server) Stop(ctx context.Context, st *instance.State) error {
-	s, err := pgserver.Existing(dataDir(st), st.Port)
+	s, err := serverOf(st)
 	if err != nil {
 		return err
 	}
 	return s.Stop(ctx)
 }
 
-// PID implements instance.Server.
-func (server) PID(st *instance.State) int {
-	s, err := pgserver.Existing(dataDir(st), st.Port)
-	if err != nil {
-		return 0
-	}
-	return s.PID()
-}
+// PID implements instance.Server. It needs no binaries: a server whose PostgreSQL was
+// uninstalled still runs and must still be seen (and stopped before destroy).
+func (server) PID(st *instance.State) int { return pgserver.PIDOf(dataDir(st)) }
 
 // Backup implements instance.Server: pg_basebackup, or pg_dump for a logical backup.
 func (server) Backup(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
-	s, err := pgserver.Existing(dataDir(st), st.Port)
+	s, err := serverOf(st)
 	if err != nil {
 		return err
 	}
@@ -125,21 +120,26 @@ func (server) Backup(ctx context.Context, st *instance.State, dir string, how in
 // Restore implements instance.Server: the backup's files replace the data directory
 // (and the WAL directory when the instance has one), or pg_restore loads a dump.
 func (server) Restore(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
-	s, err := pgserver.Existing(dataDir(st), st.Port)
+	s, err := serverOf(st)
 	if err != nil {
 		return err
 	}
 	if how.Logical {
 		return s.LoadDump(ctx, dir, Database, how.Jobs)
 	}
-	return s.RestoreBase(ctx, dir, walDir(st))
+	return s.RestoreBase(ctx, dir, walDir(st), st.Settings)
 }
 
 // SetSyncStandby implements instance.Server.
 func (server) SetSyncStandby(ctx context.Context, primary *instance.State, name string) error {
-	s, err := pgserver.Existing(dataDir(primary), primary.Port)
+	s, err := serverOf(primary)
 	if err != nil {
 		return err
 	}
 	return s.SetSyncStandby(ctx, name)
+}
+
+// serverOf is the instance's server, run by the binaries that created it.
+func serverOf(st *instance.State) (*pgserver.Server, error) {
+	return pgserver.At(st.BinDir, dataDir(st), st.Port)
 }
