@@ -140,6 +140,10 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 	if err != nil {
 		return Transfer{}, fmt.Errorf("restore of instance %s: %w", name, err)
 	}
+	if st.WALPath != "" { // restored too, on its own target
+		t.Bytes += treeSize(st.WALPath)
+		t.MBps = float64(t.Bytes) / 1e6 / t.Seconds
+	}
 	if _, err := r.Start(ctx, name); err != nil {
 		return Transfer{}, err
 	}

@@ -124,6 +124,15 @@ func setAffinity(pids []int, cpus string) error {
 			set.Set(c)
 		}
 	}
+	// The kernel would silently narrow a set to the CPUs that exist: refuse instead.
+	var have unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &have); err == nil {
+		for c := range 1024 {
+			if set.IsSet(c) && !have.IsSet(c) {
+				return fmt.Errorf("--cpus %q: CPU %d is not available here (this process may use %d CPUs)", cpus, c, have.Count())
+			}
+		}
+	}
 	for _, p := range pids {
 		if err := ignoreGone(unix.SchedSetaffinity(p, &set)); err != nil {
 			return fmt.Errorf("sched_setaffinity %d: %w", p, err)
