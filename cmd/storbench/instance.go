@@ -240,8 +240,20 @@ func printInstance(c *cobra.Command, s instance.Status) {
 	fmt.Fprintf(out, "  dsn: %s\n", st.DSN())
 }
 
+// transferArgs are the flags backup and restore share.
+type transferArgs struct{ name, dir, jsonPath string }
+
+func (a *transferArgs) flags(c *cobra.Command, dirFlag, dirHelp string) {
+	c.Flags().StringVar(&a.name, "instance", "", "instance name (required)")
+	c.Flags().StringVar(&a.dir, dirFlag, "", dirHelp+" (required)")
+	c.Flags().StringVar(&a.jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")
+	_ = c.MarkFlagRequired("instance")
+	_ = c.MarkFlagRequired(dirFlag)
+}
+
 func backupCmd() *cobra.Command {
-	var name, dir, jsonPath, method string
+	var a transferArgs
+	var method string
 	var jobs int
 	c := &cobra.Command{
 		Use:   "backup",
@@ -252,23 +264,19 @@ func backupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return transfer(c, "backup", jsonPath, func(reg instance.Registry, abs string) (instance.Transfer, error) {
-				return reg.Backup(c.Context(), name, abs, how)
-			}, dir)
+			return transfer(c, "backup", a, func(reg instance.Registry, dir string) (instance.Transfer, error) {
+				return reg.Backup(c.Context(), a.name, dir, how)
+			})
 		},
 	}
+	a.flags(c, "to", "empty or new directory for the backup")
 	c.Flags().StringVar(&method, "method", "physical", "physical or logical")
 	c.Flags().IntVar(&jobs, "jobs", 1, "parallel jobs of a logical backup (and, by default, of its restore)")
-	c.Flags().StringVar(&name, "instance", "", "instance name (required)")
-	c.Flags().StringVar(&dir, "to", "", "empty or new directory for the backup (required)")
-	c.Flags().StringVar(&jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")
-	_ = c.MarkFlagRequired("instance")
-	_ = c.MarkFlagRequired("to")
 	return c
 }
 
 func restoreCmd() *cobra.Command {
-	var name, dir, jsonPath string
+	var a transferArgs
 	var jobs int
 	c := &cobra.Command{
 		Use:   "restore",
@@ -278,23 +286,19 @@ func restoreCmd() *cobra.Command {
 			if jobs < 0 {
 				return fmt.Errorf("%w: --jobs must not be negative", engine.ErrInput)
 			}
-			return transfer(c, "restore", jsonPath, func(reg instance.Registry, abs string) (instance.Transfer, error) {
-				return reg.Restore(c.Context(), name, abs, jobs)
-			}, dir)
+			return transfer(c, "restore", a, func(reg instance.Registry, dir string) (instance.Transfer, error) {
+				return reg.Restore(c.Context(), a.name, dir, jobs)
+			})
 		},
 	}
+	a.flags(c, "from", "a directory made by storbench backup")
 	c.Flags().IntVar(&jobs, "jobs", 0, "parallel jobs of a logical restore (default: the backup's)")
-	c.Flags().StringVar(&name, "instance", "", "instance name (required)")
-	c.Flags().StringVar(&dir, "from", "", "a directory made by storbench backup (required)")
-	c.Flags().StringVar(&jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")
-	_ = c.MarkFlagRequired("instance")
-	_ = c.MarkFlagRequired("from")
 	return c
 }
 
 // transfer runs a backup or restore and reports its time and throughput.
-func transfer(c *cobra.Command, what, jsonPath string, do func(instance.Registry, string) (instance.Transfer, error), dir string) error {
-	abs, err := filepath.Abs(dir)
+func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Registry, string) (instance.Transfer, error)) error {
+	abs, err := filepath.Abs(a.dir)
 	if err != nil {
 		return fmt.Errorf("%w: %v", engine.ErrInput, err)
 	}
@@ -307,8 +311,8 @@ func transfer(c *cobra.Command, what, jsonPath string, do func(instance.Registry
 		return err
 	}
 	fmt.Fprintf(c.OutOrStdout(), "%s: %.1f MB in %.1f s = %.1f MB/s (MB = 10^6 bytes)\n", what, float64(t.Bytes)/1e6, t.Seconds, t.MBps)
-	if jsonPath != "" {
-		return writeJSON(c, jsonPath, t)
+	if a.jsonPath != "" {
+		return writeJSON(c, a.jsonPath, t)
 	}
 	return nil
 }

@@ -647,21 +647,7 @@ func testSQLConnection(t *testing.T, ts *testServer) {
 		}
 	})
 	t.Run("CanceledDuringCall", func(t *testing.T) {
-		s := connect(t, db, engine.SQL)
-		// Payment waits for the warehouse row another transaction locked.
-		tx, err := db.conn.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback(ctx)
-		if _, err := tx.Exec(ctx, "SELECT FROM warehouse WHERE w_id = 1 FOR UPDATE"); err != nil {
-			t.Fatal(err)
-		}
-		callCtx, cancel := context.WithCancel(ctx)
-		timer := time.AfterFunc(200*time.Millisecond, cancel)
-		defer timer.Stop()
-		err = s.Payment(callCtx, payment)
-		tx.Rollback(ctx)
+		_, err := paymentCanceledWhileBlocked(t, db, connect(t, db, engine.SQL), payment)
 		// pgx closes a connection whose statement the context interrupted.
 		if f := db.Classify(err); !errors.Is(err, context.Canceled) || f != (engine.Failure{Kind: "canceled", Lost: true}) {
 			t.Errorf("Payment canceled during the call = %v (%+v); want canceled, lost", err, f)
@@ -676,6 +662,27 @@ func testSQLConnection(t *testing.T, ts *testServer) {
 			}
 		}
 	})
+}
+
+// paymentCanceledWhileBlocked runs a Payment that waits for the warehouse row another
+// transaction holds and cancels it after 200 ms; it returns the call's time and error.
+func paymentCanceledWhileBlocked(t *testing.T, db *DB, s engine.Session, payment *tpcc.PaymentInput) (time.Duration, error) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT FROM warehouse WHERE w_id = 1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	timer := time.AfterFunc(200*time.Millisecond, cancel)
+	defer timer.Stop()
+	start := time.Now()
+	err = s.Payment(callCtx, payment)
+	return time.Since(start), err
 }
 
 // testChecks runs the consistency conditions of 3.3.2 (all but 3.3.2.11, which holds

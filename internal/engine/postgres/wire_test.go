@@ -363,28 +363,14 @@ func testWire(t *testing.T, ts *testServer) {
 			})
 			t.Run("CanceledDuringCall", func(t *testing.T) {
 				s := pc.connect(t, db)
-				// Payment waits for the warehouse row another transaction locked.
-				tx, err := db.conn.Begin(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer tx.Rollback(ctx)
-				if _, err := tx.Exec(ctx, "SELECT FROM warehouse WHERE w_id = 1 FOR UPDATE"); err != nil {
-					t.Fatal(err)
-				}
-				callCtx, cancel := context.WithCancel(ctx)
-				timer := time.AfterFunc(200*time.Millisecond, cancel)
-				defer timer.Stop()
-				start := time.Now()
-				err = s.Payment(callCtx, payment)
-				if took := time.Since(start); !errors.Is(err, context.Canceled) || took > 2*time.Second {
+				took, err := paymentCanceledWhileBlocked(t, db, s, payment)
+				if !errors.Is(err, context.Canceled) || took > 2*time.Second {
 					t.Errorf("Payment canceled after 200ms = %v after %v", err, took)
 				}
 				// The call's connection is closed: canceled, and lost.
 				if f := db.Classify(err); f != (engine.Failure{Kind: "canceled", Lost: true}) {
 					t.Errorf("Classify(%v) = %+v, want canceled, lost", err, f)
 				}
-				tx.Rollback(ctx)
 				// The reply may still be on its way: the connection is not reused.
 				if err := s.Payment(ctx, payment); err == nil || !db.Classify(err).Lost {
 					t.Errorf("Payment after an interrupted call = %v (%+v); want a lost connection", err, db.Classify(err))
