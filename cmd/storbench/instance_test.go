@@ -38,37 +38,11 @@ func TestInstanceVerbs(t *testing.T) {
 	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
 		t.Fatalf("check on the instance: exit %d\n%s", code, out)
 	}
-	// Backup, change the data, restore: the data is back as it was.
-	backup := filepath.Join(t.TempDir(), "bk")
-	if code, out, errOut := storbench(t, "backup", "--instance", "v1", "--to", backup); code != 0 || !strings.Contains(out, "MB/s") {
-		t.Fatalf("backup: exit %d\n%s%s", code, out, errOut)
-	}
+	// Backup, change the data, restore: the data is back as it was; physical, then
+	// logical (restored into the running instance).
 	before := nextOrderIDs(t, dsn)
-	exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 7")
-	if code, out, errOut := storbench(t, "restore", "--instance", "v1", "--from", backup); code != 0 {
-		t.Fatalf("restore: exit %d\n%s%s", code, out, errOut)
-	}
-	if after := nextOrderIDs(t, dsn); after != before {
-		t.Errorf("sum(d_next_o_id) after restore %d, want %d as backed up", after, before)
-	}
-	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
-		t.Fatalf("check after restore: exit %d\n%s", code, out)
-	}
-	// The same with a logical backup, restored into the running instance.
-	logical := filepath.Join(t.TempDir(), "dump")
-	if code, out, errOut := storbench(t, "backup", "--instance", "v1", "--to", logical, "--method", "logical", "--jobs", "2"); code != 0 {
-		t.Fatalf("logical backup: exit %d\n%s%s", code, out, errOut)
-	}
-	exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 3")
-	if code, out, errOut := storbench(t, "restore", "--instance", "v1", "--from", logical); code != 0 {
-		t.Fatalf("logical restore: exit %d\n%s%s", code, out, errOut)
-	}
-	if after := nextOrderIDs(t, dsn); after != before {
-		t.Errorf("sum(d_next_o_id) after logical restore %d, want %d", after, before)
-	}
-	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
-		t.Fatalf("check after logical restore: exit %d\n%s", code, out)
-	}
+	backupRoundTrip(t, dsn, before)
+	backupRoundTrip(t, dsn, before, "--method", "logical", "--jobs", "2")
 	if code, _, errOut := storbench(t, "backup", "--instance", "v1", "--to", t.TempDir()+"/x", "--method", "tape"); code != 2 {
 		t.Errorf("backup --method tape: exit %d (%s), want 2", code, errOut)
 	}
@@ -144,5 +118,26 @@ func exec(t *testing.T, dsn, sql string) {
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// backupRoundTrip backs instance v1 up (with extra flags), changes d_next_o_id,
+// restores, and expects sum(d_next_o_id) back at want and every condition to hold.
+func backupRoundTrip(t *testing.T, dsn string, want int64, extra ...string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "bk")
+	args := append([]string{"backup", "--instance", "v1", "--to", dir}, extra...)
+	if code, out, errOut := storbench(t, args...); code != 0 || !strings.Contains(out, "MB/s") {
+		t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
+	}
+	exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 7")
+	if code, out, errOut := storbench(t, "restore", "--instance", "v1", "--from", dir); code != 0 {
+		t.Fatalf("restore %v: exit %d\n%s%s", extra, code, out, errOut)
+	}
+	if after := nextOrderIDs(t, dsn); after != want {
+		t.Errorf("sum(d_next_o_id) after restore %v: %d, want %d as backed up", extra, after, want)
+	}
+	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
+		t.Fatalf("check after restore %v: exit %d\n%s", extra, code, out)
 	}
 }

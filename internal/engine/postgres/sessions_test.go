@@ -856,12 +856,25 @@ func testConcurrent(t *testing.T, ts *testServer, mode engine.Mode) {
 	ctx := context.Background()
 	db := ts.clone(t)
 	const users, each = 8, 150
+	mus := make([]*mixUser, users)
+	for u := range users {
+		mus[u] = newMixUser(connect(t, db, mode), uint64(u), 1, 1+u%tpcc.DistrictsPerWarehouse)
+	}
+	for _, err := range concurrently(users, each, func(u int) error { return mus[u].next(ctx) }) {
+		t.Errorf("%v (%+v)", err, db.Classify(err))
+	}
+	testChecks(t, db)
+	testConcurrentDeliveries(t, db, mode)
+}
+
+// concurrently runs step(u) each times for every user u, users in parallel, and
+// returns the errors (a user stops at its first).
+func concurrently(users, each int, step func(u int) error) []error {
 	errs := make(chan error, users)
 	for u := range users {
-		mu := newMixUser(connect(t, db, mode), uint64(u), 1, 1+u%tpcc.DistrictsPerWarehouse)
 		go func() {
 			for range each {
-				if err := mu.next(ctx); err != nil {
+				if err := step(u); err != nil {
 					errs <- err
 					return
 				}
@@ -869,13 +882,13 @@ func testConcurrent(t *testing.T, ts *testServer, mode engine.Mode) {
 			errs <- nil
 		}()
 	}
+	var out []error
 	for range users {
 		if err := <-errs; err != nil {
-			t.Errorf("%v (%+v)", err, db.Classify(err))
+			out = append(out, err)
 		}
 	}
-	testChecks(t, db)
-	testConcurrentDeliveries(t, db, mode)
+	return out
 }
 
 // testConcurrentDeliveries: Deliveries of one warehouse running at the same time never
@@ -884,25 +897,16 @@ func testConcurrentDeliveries(t *testing.T, db *DB, mode engine.Mode) {
 	ctx := context.Background()
 	const users, each = 4, 20
 	var skipped atomic.Int64
-	errs := make(chan error, users)
+	sessions := make([]engine.Session, users)
 	for u := range users {
-		s := connect(t, db, mode)
-		go func() {
-			for range each {
-				n, err := s.Delivery(ctx, &tpcc.DeliveryInput{WID: 1, CarrierID: 1 + u})
-				if err != nil {
-					errs <- err
-					return
-				}
-				skipped.Add(int64(n))
-			}
-			errs <- nil
-		}()
+		sessions[u] = connect(t, db, mode)
 	}
-	for range users {
-		if err := <-errs; err != nil {
-			t.Fatalf("concurrent Delivery: %v", err)
-		}
+	for _, err := range concurrently(users, each, func(u int) error {
+		n, err := sessions[u].Delivery(ctx, &tpcc.DeliveryInput{WID: 1, CarrierID: 1 + u})
+		skipped.Add(int64(n))
+		return err
+	}) {
+		t.Fatalf("concurrent Delivery: %v", err)
 	}
 	if n := skipped.Load(); n != 0 {
 		t.Errorf("%d districts skipped by concurrent Deliveries of one warehouse (each district still has undelivered orders)", n)
