@@ -22,6 +22,7 @@ type Database interface {
 	Builder
 	Runner
 	Checker
+	Observer
 	// Engine names the engine ("postgres").
 	Engine() string
 	// ServerVersion is the server's own version string.
@@ -126,6 +127,48 @@ type Counters struct {
 	At           time.Time
 	// Where the two counters come from, for the result's labels.
 	TransactionsSource, NewOrdersSource string
+}
+
+// Observer tells package metrics what the database is doing and where it keeps it.
+type Observer interface {
+	// Activity reads the database's own cumulative activity counters.
+	Activity(ctx context.Context) (Activity, error)
+	// Storage names the directories the server keeps its data and its log (WAL) in,
+	// as the server reports them (meaningful on the server's host only).
+	Storage(ctx context.Context) (Storage, error)
+}
+
+// Activity are a database's cumulative counters of its work, for per-interval rates.
+type Activity struct {
+	Commits, Rollbacks    int64
+	BlocksRead, BlocksHit int64 // buffer cache misses and hits, in blocks
+	WALBytes              int64
+	Checkpoints           int64 // requested and timed
+	TempBytes             int64
+	// Source names where the counters come from, for the result's labels.
+	Source string
+}
+
+// Minus is the change from an earlier reading.
+func (a Activity) Minus(b Activity) Activity {
+	return Activity{Commits: a.Commits - b.Commits, Rollbacks: a.Rollbacks - b.Rollbacks,
+		BlocksRead: a.BlocksRead - b.BlocksRead, BlocksHit: a.BlocksHit - b.BlocksHit,
+		WALBytes: a.WALBytes - b.WALBytes, Checkpoints: a.Checkpoints - b.Checkpoints,
+		TempBytes: a.TempBytes - b.TempBytes, Source: a.Source}
+}
+
+// Plus adds another interval's change.
+func (a Activity) Plus(b Activity) Activity {
+	return Activity{Commits: a.Commits + b.Commits, Rollbacks: a.Rollbacks + b.Rollbacks,
+		BlocksRead: a.BlocksRead + b.BlocksRead, BlocksHit: a.BlocksHit + b.BlocksHit,
+		WALBytes: a.WALBytes + b.WALBytes, Checkpoints: a.Checkpoints + b.Checkpoints,
+		TempBytes: a.TempBytes + b.TempBytes, Source: a.Source}
+}
+
+// Storage is where a server keeps its files.
+type Storage struct {
+	Data string // data directory
+	WAL  string // write-ahead log directory (symlinks resolved)
 }
 
 // Failure is what a transaction error means to the driver.
