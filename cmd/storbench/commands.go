@@ -14,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/metrics"
 )
 
 func dsnFlag(c *cobra.Command, dsn *string) {
@@ -71,6 +72,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 func runCmd() *cobra.Command {
 	var dsn, mode, jsonPath string
 	cfg := driver.Config{}
+	var mf metricsFlags
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Drive the database with virtual users (TPROC-C) and report TPM and NOPM",
@@ -80,6 +82,9 @@ Prints a progress line every second and a summary with both throughput views: th
 database's own counters (HammerDB-compatible) and storbench's client count.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if mf.only {
+				return runMetricsOnly(c, &mf, dsn, jsonPath, cfg.Duration)
+			}
 			cfg.Mode = engine.Mode(mode)
 			if cfg.Seed == 0 {
 				cfg.Seed = uint64(time.Now().UnixNano())
@@ -93,6 +98,17 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return err
 			}
 			defer db.Close()
+			var mon *metrics.Monitor
+			if !mf.off {
+				m, closeCSV, err := mf.monitor(c.Context(), db, dsn, jsonPath, c.OutOrStdout())
+				if err != nil {
+					return err
+				}
+				defer closeCSV()
+				defer m.Close()
+				mon = m
+				cfg.Started = func(windowStart time.Time) { m.Start(c.Context(), windowStart) }
+			}
 			p := newProgress(c.OutOrStdout())
 			cfg.Progress = p.run
 			res, err := driver.Run(c.Context(), db, cfg)
@@ -101,8 +117,14 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return err
 			}
 			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), engine.RedactDSN(dsn), version
+			if mon != nil {
+				res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, cfg.Duration.Seconds())
+			}
 			if err := driver.WriteText(c.OutOrStdout(), res); err != nil {
 				return err
+			}
+			if res.System != nil {
+				metrics.WriteText(c.OutOrStdout(), res.System, "means over the timed window")
 			}
 			if jsonPath != "" {
 				return writeJSON(c, jsonPath, res)
@@ -120,20 +142,26 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
 	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
 	c.Flags().IntVar(&cfg.MaxRetries, "retries", 5, "times a transaction is retried after a serialization failure or deadlock")
+	mf.register(c)
 	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", 1, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
 	return c
 }
 
 // writeJSON writes the result; it refuses to replace anything but a regular file.
 func writeJSON(c *cobra.Command, path string, v any) error {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%w: --json %s is not a regular file", engine.ErrInput, path)
-	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	file, err := createResultFile(path, "--json")
+	if err != nil {
+		return err
+	}
+	_, err = file.Write(append(b, '\n'))
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("write --json: %w", err)
 	}
 	fmt.Fprintf(c.OutOrStdout(), "result written to %s\n", path)

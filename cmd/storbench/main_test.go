@@ -65,6 +65,7 @@ func TestBuildRunCheck(t *testing.T) {
 			}
 			res := readResult(t, jsonPath)
 			checkResult(t, res, mode)
+			checkSystem(t, res, jsonPath, out)
 			if !strings.Contains(out, "database view (HammerDB-compatible)") || !strings.Contains(out, "client view") {
 				t.Errorf("summary does not label both throughput views:\n%s", out)
 			}
@@ -177,6 +178,83 @@ func checkResult(t *testing.T, res *driver.Result, mode string) {
 	}
 }
 
+// checkSystem checks the metrics sampled during a run against the run's own figures.
+func checkSystem(t *testing.T, res *driver.Result, jsonPath, out string) {
+	t.Helper()
+	sys := res.System
+	if sys == nil {
+		t.Fatal("result has no system metrics")
+	}
+	sum := sys.Summary
+	if sum.Samples < 7 || len(sys.Samples) < sum.Samples {
+		t.Errorf("%d samples in the 8 s window, %d in all", sum.Samples, len(sys.Samples))
+	}
+	if c := sum.CPU; c == nil || math.Abs(c.User+c.System+c.Idle+c.IOWait+c.Steal-100) > 0.01 || c.Idle >= 100 {
+		t.Errorf("cpu summary %+v", c)
+	}
+	// The sampler's commits + rollbacks per second and the run's database TPM both come
+	// from pg_stat_database over (nearly) the same window.
+	if d := sum.Database; d == nil {
+		t.Errorf("no database counters: notes %q", sys.Notes)
+	} else if tps := (d.CommitsPerSec + d.RollbacksPerSec) * 60; math.Abs(tps-res.TPMDB) > 0.15*res.TPMDB {
+		t.Errorf("sampled database rate %.0f/min vs run's database TPM %.0f", tps, res.TPMDB)
+	}
+	roles := map[string]bool{}
+	for _, p := range sys.Placements {
+		roles[p.Role] = true
+	}
+	if !roles["data"] || !roles["wal"] {
+		t.Errorf("placements %+v: want the server's data and WAL directories", sys.Placements)
+	}
+	if len(sys.Placements) > 0 && len(sys.Placements[0].Devices) > 0 {
+		if len(sum.Disks) == 0 || sum.Disks[0].WriteIOPS <= 0 {
+			t.Errorf("durable commits but no disk writes: %+v", sum.Disks)
+		}
+		if len(sum.Latency) == 0 && !strings.Contains(strings.Join(sys.Notes, " "), "per-I/O latency not available") {
+			t.Errorf("neither per-I/O latency nor a note saying why not: %q", sys.Notes)
+		}
+	}
+	if !strings.Contains(out, "system, means over the timed window") {
+		t.Errorf("summary lacks the system figures:\n%s", out)
+	}
+	csv, err := os.ReadFile(strings.TrimSuffix(jsonPath, ".json") + ".metrics.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(string(csv), "\n"); rows != len(sys.Samples)+1 || !strings.HasPrefix(string(csv), "t,time,") {
+		t.Errorf("CSV has %d lines for %d samples", rows, len(sys.Samples))
+	}
+}
+
+// run --metrics-only samples a directory's disk without a workload or a database.
+func TestMetricsOnly(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "idle.json")
+	code, out, errOut := storbench(t, "run", "--metrics-only", "--duration", "2s", "--metrics-interval", "250ms",
+		"--path", dir, "--io-latency", "off", "--json", jsonPath)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res metricsOnly
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	sys := res.System
+	if sys == nil || sys.Summary.Samples < 7 || sys.Summary.CPU == nil || len(sys.Placements) != 1 {
+		t.Fatalf("metrics-only result: %s", b)
+	}
+	if p := sys.Placements[0]; len(p.Devices) == 0 && p.Note == "" {
+		t.Errorf("placement without disks or a note: %+v", p)
+	}
+	if !strings.Contains(out, "system, means over the run") {
+		t.Errorf("no summary:\n%s", out)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	cases := [][]string{
 		{"run", "--dsn", "postgres://[::1", "--duration", "1s"},
@@ -188,6 +266,12 @@ func TestBadInput(t *testing.T) {
 		{"run", "--dsn", "postgres://x@127.0.0.1/y", "--mode", "fast"},
 		{"run", "--dsn", "postgres://x@127.0.0.1/y", "--duration", "soon"},
 		{"frobnicate"},
+		{"run", "--metrics-only", "--duration", "1s", "--path", "/nonexistent/storbench"},
+		{"run", "--metrics-only", "--duration", "1s", "--metrics-interval", "1ms"},
+		{"run", "--metrics-only", "--duration", "1s", "--io-latency", "sometimes"},
+		{"run", "--metrics-only", "--duration", "1s", "--metrics-host", "ftp://db1/metrics"},
+		{"run", "--metrics-only", "--duration", "1s", "--metrics-device", "sda"},
+		{"run", "--metrics-only", "--duration", "0s"},
 	}
 	for _, args := range cases {
 		code, _, errOut := storbench(t, args...)

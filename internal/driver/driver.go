@@ -34,6 +34,9 @@ type Config struct {
 	ClientCPUs int
 	// Progress, when set, is called once a second.
 	Progress func(Tick)
+	// Started, when set, is called once the users are connected, with the start of
+	// the timed window: the origin of the run's timeline (ramp-up seconds are <= 0).
+	Started func(windowStart time.Time)
 }
 
 // Tick is the run's state at one second.
@@ -134,6 +137,9 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	r.start = time.Now()
 	r.windowStart = r.start.Add(cfg.Ramp)
 	r.windowEnd = r.windowStart.Add(cfg.Duration)
+	if cfg.Started != nil {
+		cfg.Started(r.windowStart)
+	}
 
 	userCtx, cancelUsers := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelUsers()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -32,7 +33,9 @@ type Result struct {
 	ErrorsByKind map[string]int64  `json:"errors_by_kind"`
 	ClientCPU    ClientCPU         `json:"client_cpu"`
 	Timeline     []Second          `json:"timeline"`
-	Notes        []string          `json:"notes,omitempty"`
+	// System is what the metrics sampler measured on the same timeline.
+	System *metrics.Report `json:"system,omitempty"`
+	Notes  []string        `json:"notes,omitempty"`
 }
 
 // RunConfig is the run's configuration as recorded (no password).

@@ -39,6 +39,10 @@ func (db *fakeDB) FinishBuild(context.Context, engine.BuildInfo) error {
 	return errors.New("unused")
 }
 func (db *fakeDB) Drop(context.Context) ([]string, error) { return nil, errors.New("unused") }
+func (db *fakeDB) Activity(context.Context) (engine.Activity, error) {
+	return engine.Activity{Commits: db.commits.Load()}, nil
+}
+func (db *fakeDB) Storage(context.Context) (engine.Storage, error) { return engine.Storage{}, nil }
 func (db *fakeDB) Check(context.Context, string) (int64, []string, error) {
 	return 0, nil, errors.New("unused")
 }

@@ -168,7 +168,7 @@ func (a Activity) Plus(b Activity) Activity {
 // Storage is where a server keeps its files.
 type Storage struct {
 	Data string // data directory
-	WAL  string // write-ahead log directory (symlinks resolved)
+	WAL  string // write-ahead log directory, as the server names it (may be a symlink)
 }
 
 // Failure is what a transaction error means to the driver.

@@ -224,3 +224,13 @@ type BlockDevice struct {
 	Major uint32 `json:"major"`
 	Minor uint32 `json:"minor"`
 }
+
+// clock is time.Now, replaceable in tests of the rate computations.
+type clock struct{ now func() time.Time }
+
+func (c clock) read() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
+}

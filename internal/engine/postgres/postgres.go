@@ -64,6 +64,9 @@ type DB struct {
 	// mu serialises the uses of conn that can overlap during a run: the watcher's
 	// Counters and the procedure check of users connecting or reconnecting.
 	mu sync.Mutex
+	// observer is the metrics sampler's own connection (see Activity).
+	observer   *pgx.Conn
+	observerMu sync.Mutex
 }
 
 // Open connects to the database a postgres:// DSN names.
@@ -94,7 +97,14 @@ func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 }
 
 // Close implements engine.Database.
-func (db *DB) Close() { db.conn.Close(context.Background()) }
+func (db *DB) Close() {
+	db.observerMu.Lock()
+	if db.observer != nil {
+		db.observer.Close(context.Background())
+	}
+	db.observerMu.Unlock()
+	db.conn.Close(context.Background())
+}
 
 // ownTables are the tables storbench creates: the spec's and its build record.
 func ownTables() []string {

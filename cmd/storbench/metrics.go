@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/metrics"
+)
+
+// metricsFlags are the flags of the system and database metrics sampler.
+type metricsFlags struct {
+	off      bool
+	only     bool
+	interval time.Duration
+	paths    []string
+	host     string
+	devices  []string
+	latency  string
+	csvPath  string
+}
+
+func (f *metricsFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.BoolVar(&f.off, "no-metrics", false, "do not sample system and database metrics")
+	fl.BoolVar(&f.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
+	fl.DurationVar(&f.interval, "metrics-interval", time.Second, "metrics sampling interval")
+	fl.StringArrayVar(&f.paths, "path", nil, "directory whose disks to sample (repeatable); a server on this host is asked for its data and WAL directories")
+	fl.StringVar(&f.host, "metrics-host", "", "node_exporter URL of the database's host, e.g. http://db1:9100/metrics: CPU, memory and disks from there")
+	fl.StringArrayVar(&f.devices, "metrics-device", nil, "disk of --metrics-host to sample (repeatable; default: every whole disk it reports)")
+	fl.StringVar(&f.latency, "io-latency", "auto", "per-I/O latency percentiles traced with bpftrace: auto (when root and available), on (fail if not), off")
+	fl.StringVar(&f.csvPath, "metrics-csv", "", "write every sample to this CSV file as it is taken (default with --json F: F's name with .metrics.csv)")
+}
+
+// monitor prepares sampling for a run against db (nil for none). The returned close
+// function ends the CSV file.
+func (f *metricsFlags) monitor(ctx context.Context, db engine.Database, dsn, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
+	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency}
+	if db != nil {
+		cfg.Database = db
+	}
+	for _, p := range f.paths {
+		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
+	}
+	var notes []string
+	if db != nil && f.host == "" {
+		if host, local := localDSN(dsn); local {
+			st, err := db.Storage(ctx)
+			switch {
+			case err != nil && len(f.paths) == 0:
+				notes = append(notes, fmt.Sprintf("no disk figures: %v; give --path DIR", err))
+			case err == nil:
+				cfg.Targets = append(cfg.Targets, metrics.Target{Path: st.Data, Role: "data"}, metrics.Target{Path: st.WAL, Role: "wal"})
+			}
+		} else {
+			notes = append(notes, fmt.Sprintf("the database is on %s, not this host: CPU and memory are this host's (the client's); give --metrics-host for the database host's figures", host))
+		}
+	}
+	closeCSV := func() error { return nil }
+	csvPath := f.csvPath
+	if csvPath == "" && jsonPath != "" {
+		csvPath = strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".metrics.csv"
+	}
+	if csvPath != "" {
+		file, err := createResultFile(csvPath, "--metrics-csv")
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.CSV = file
+		closeCSV = file.Close
+		fmt.Fprintf(out, "samples written to %s as they are taken\n", csvPath)
+	}
+	mon, err := metrics.New(ctx, cfg)
+	if err != nil {
+		_ = closeCSV()
+		return nil, nil, err
+	}
+	for _, n := range notes {
+		mon.Note(n)
+	}
+	return mon, closeCSV, nil
+}
+
+// localDSN tells whether the DSN's server is on this host (loopback or a Unix socket)
+// and names its host.
+func localDSN(dsn string) (string, bool) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", false
+	}
+	host := u.Hostname()
+	if h := u.Query().Get("host"); h != "" {
+		host = h
+	}
+	if host == "" || host == "localhost" || strings.HasPrefix(host, "/") {
+		return host, true
+	}
+	ip := net.ParseIP(host)
+	return host, ip != nil && ip.IsLoopback()
+}
+
+// createResultFile creates or truncates a result file; it refuses to replace anything
+// but a regular file.
+func createResultFile(path, flag string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s %s is not a regular file", engine.ErrInput, flag, path)
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", engine.ErrInput, flag, err)
+	}
+	return file, nil
+}
+
+// metricsOnly is the result of `run --metrics-only`.
+type metricsOnly struct {
+	Config struct {
+		DurationSeconds float64 `json:"duration_s"`
+		DSN             string  `json:"dsn,omitempty"`
+		Version         string  `json:"storbench_version"`
+	} `json:"config"`
+	System *metrics.Report `json:"system"`
+}
+
+// runMetricsOnly samples for the duration (or until interrupted) without a workload.
+func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, duration time.Duration) error {
+	if duration <= 0 {
+		return fmt.Errorf("%w: --duration must be positive, e.g. 30s", engine.ErrInput)
+	}
+	ctx, out := c.Context(), c.OutOrStdout()
+	var db engine.Database
+	if dsn != "" {
+		var err error
+		if db, err = open(ctx, dsn); err != nil {
+			return err
+		}
+		defer db.Close()
+	}
+	mon, closeCSV, err := f.monitor(ctx, db, dsn, jsonPath, out)
+	if err != nil {
+		return err
+	}
+	defer closeCSV()
+	defer mon.Close()
+	start := time.Now()
+	fmt.Fprintf(out, "sampling for %s (Ctrl-C ends early)\n", duration)
+	mon.Start(ctx, start)
+	select {
+	case <-time.After(duration):
+	case <-ctx.Done():
+	}
+	elapsed := time.Since(start).Seconds()
+	res := metricsOnly{System: mon.Stop(context.WithoutCancel(ctx), 0, elapsed)}
+	res.Config.DurationSeconds, res.Config.DSN, res.Config.Version = elapsed, engine.RedactDSN(dsn), version
+	metrics.WriteText(out, res.System, "means over the run")
+	if jsonPath != "" {
+		return writeJSON(c, jsonPath, res)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/pgtest"
+)
+
+// The activity counters move by what a session did: its commits, rollbacks, WAL, a
+// checkpoint and a sort spilled to disk; Storage names the server's own directories.
+func TestObserver(t *testing.T) {
+	srv := pgtest.Start(t)
+	ctx := context.Background()
+	d, err := Open(ctx, srv.DSN("tpcc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	db := d.(*DB)
+
+	st, err := db.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := filepath.EvalSymlinks(srv.Dir); st.Data != srv.Dir && st.Data != want {
+		t.Errorf("data directory %q, want %q", st.Data, srv.Dir)
+	}
+	if st.WAL != filepath.Join(st.Data, "pg_wal") {
+		t.Errorf("WAL directory %q", st.WAL)
+	}
+
+	before, err := db.Activity(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, err := pgx.Connect(ctx, srv.DSN("tpcc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		"CREATE TABLE observed (n int, pad text)",
+		"INSERT INTO observed SELECT n, repeat('x', 100) FROM generate_series(1, 20000) n",
+		"BEGIN", "INSERT INTO observed VALUES (0, '')", "ROLLBACK",
+		"SET work_mem = '64kB'",
+		"SELECT count(*) FROM (SELECT * FROM observed ORDER BY pad DESC, n) s",
+		"CHECKPOINT",
+	} {
+		if _, err := work.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	// A backend publishes its counters when it exits (else about once a second).
+	work.Close(ctx)
+
+	var d1 engine.Activity
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		after, err := db.Activity(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d1 = after.Minus(before); d1.Rollbacks >= 1 && d1.TempBytes > 0 {
+			break
+		}
+	}
+	if d1.Commits < 3 || d1.Rollbacks < 1 {
+		t.Errorf("commits +%d, rollbacks +%d: want at least 3 and 1", d1.Commits, d1.Rollbacks)
+	}
+	if d1.WALBytes < 2_000_000 {
+		t.Errorf("WAL +%d bytes after inserting 20,000 rows of 100 bytes", d1.WALBytes)
+	}
+	if d1.Checkpoints < 1 {
+		t.Errorf("checkpoints +%d after CHECKPOINT", d1.Checkpoints)
+	}
+	if d1.TempBytes <= 0 {
+		t.Errorf("temp bytes +%d after a sort larger than work_mem", d1.TempBytes)
+	}
+	if d1.BlocksHit+d1.BlocksRead <= 0 {
+		t.Errorf("no block accesses counted: %+v", d1)
+	}
+	if d1.Source == "" {
+		t.Error("activity without its source label")
+	}
+}
+
+func TestServerMajor(t *testing.T) {
+	for v, want := range map[string]int{"15.18 (Debian 15.18-0+deb12u1)": 15, "17beta1": 17, "9.6.24": 9, "18devel": 18} {
+		if got, err := serverMajor(v); err != nil || got != want {
+			t.Errorf("serverMajor(%q) = %d, %v; want %d", v, got, err, want)
+		}
+	}
+	if _, err := serverMajor("EnterpriseDB"); err == nil {
+		t.Error("a version without a number must be an error")
+	}
+}

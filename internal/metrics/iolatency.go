@@ -1,0 +1,431 @@
+package metrics
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/template"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+//go:embed iolatency.bt
+var ioLatencyScript string
+
+var ioLatencyTemplate = template.Must(template.New("iolatency.bt").Parse(ioLatencyScript))
+
+const (
+	tracefsDir = "/sys/kernel/tracing"
+	// attachTimeout bounds how long bpftrace may take to compile and attach: seconds
+	// on a busy host, never this long unless something is wrong.
+	attachTimeout = 15 * time.Second
+	// stopDelay is how long bpftrace gets to detach after SIGTERM before SIGKILL.
+	stopDelay = 5 * time.Second
+	// maxLineBytes bounds a stdout or stderr line kept while parsing; longer lines
+	// are none of ours.
+	maxLineBytes = 4096
+)
+
+// IOLatency traces block I/O latency of some disks with bpftrace.
+type IOLatency struct {
+	devices []BlockDevice
+	index   map[uint32]int // dev_t as the tracepoints print it → position in devices
+	cmd     *exec.Cmd
+	stop    context.CancelFunc
+	exited  chan struct{} // closed once bpftrace has exited and its output is read
+	ready   chan struct{} // closed at the first chunk: probes are attached and output flows
+
+	out       lineSplitter // bpftrace's stdout, only touched by exec's copying goroutine
+	errOut    lineSplitter // its stderr, likewise
+	pending   []histEntry  // the chunk being read
+	readyOnce sync.Once
+
+	mu sync.Mutex
+	// counts are the cumulative counts as of the last complete chunk, chunks how
+	// many chunks have completed; base and baseChunks are the same at the previous
+	// Collect.
+	counts     map[histKey]uint64
+	chunks     uint64
+	base       map[histKey]uint64
+	baseChunks uint64
+	primed     bool
+	// firstErr and lastErr are bpftrace's first and latest stderr lines that say
+	// something (it always complains about RLIMIT_MEMLOCK first, harmlessly).
+	firstErr, lastErr string
+	waitErr           error // what cmd.Wait returned
+	exitErr           error // why bpftrace stopped unasked, until reported
+	reported          bool
+	closing           bool
+}
+
+type histKey struct {
+	dev    uint32
+	bucket int
+}
+
+type histEntry struct {
+	key histKey
+	n   uint64
+}
+
+// devT is a device number as the kernel's dev_t (MKDEV), which the block tracepoints
+// carry: not the userspace encoding of stat(2).
+func devT(d BlockDevice) uint32 { return d.Major<<20 | d.Minor }
+
+// flushPeriod is how often bpftrace prints. An interval ends at the last chunk read
+// before Collect, up to a period early: a tenth of the interval at most, and never
+// more than 100 ms; but not under 10 ms, as every print is a pass over the map.
+func flushPeriod(interval time.Duration) time.Duration {
+	return min(max(interval/10, 10*time.Millisecond), 100*time.Millisecond)
+}
+
+// ioLatencyProgram is the bpftrace program for devices.
+func ioLatencyProgram(devices []BlockDevice, period time.Duration) (string, error) {
+	params := struct {
+		Devs     []uint32
+		PeriodMs int64
+	}{PeriodMs: max(period.Milliseconds(), 1)}
+	for _, d := range devices {
+		params.Devs = append(params.Devs, devT(d))
+	}
+	var b strings.Builder
+	if err := ioLatencyTemplate.Execute(&b, params); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// StartIOLatency starts bpftrace for devices; the error says why per-IO latency is
+// not available (not root, no bpftrace on PATH, tracefs cannot be mounted, bpftrace
+// failed to attach: with its first stderr line) so the caller can print "per-IO
+// latency not available: <reason>". bpftrace runs until Close or until ctx is done.
+//
+// Devices must be request-based (blk-mq): a bio-based device such as device-mapper
+// or md has no block_rq events of its own; its I/O shows on the disks beneath it.
+func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Duration) (*IOLatency, error) {
+	if len(devices) == 0 {
+		return nil, errors.New("no block devices to trace")
+	}
+	if os.Geteuid() != 0 {
+		return nil, errors.New("not root (bpftrace needs root)")
+	}
+	bpftrace, err := exec.LookPath("bpftrace")
+	if err != nil {
+		return nil, errors.New("no bpftrace on PATH")
+	}
+	if err := mountTracefs(); err != nil {
+		return nil, err
+	}
+	prog, err := ioLatencyProgram(devices, flushPeriod(interval))
+	if err != nil {
+		return nil, err
+	}
+
+	l := newIOLatency(devices)
+	run, stop := context.WithCancel(ctx)
+	l.stop = stop
+	// Line buffering: bpftrace buffers a pipe fully otherwise, and chunks would
+	// arrive in bursts long after their time.
+	cmd := exec.CommandContext(run, bpftrace, "-B", "line", "-e", prog)
+	// One histogram key per bucket per device (at most 64·16) plus the I/Os in
+	// flight: bpftrace's default of 4096 keys per map is too few for many devices.
+	cmd.Env = append(os.Environ(), "BPFTRACE_MAP_KEYS_MAX="+strconv.Itoa(4096+1024*len(devices)))
+	// Its own process group, so that stopping it stops whatever it starts; killed if
+	// we die, rather than tracing on with nobody reading.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error {
+		// SIGTERM lets bpftrace detach its probes; WaitDelay kills it if it does not.
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	cmd.WaitDelay = stopDelay
+	cmd.Stdout = writerFunc(func(p []byte) { l.out.write(p, l.stdoutLine) })
+	cmd.Stderr = writerFunc(func(p []byte) { l.errOut.write(p, l.stderrLine) })
+	l.cmd = cmd
+	if err := cmd.Start(); err != nil {
+		l.stop()
+		return nil, fmt.Errorf("cannot run bpftrace: %w", err)
+	}
+	go l.wait(ctx)
+
+	// Ready at the first chunk rather than at bpftrace's "Attaching N probes": that
+	// banner comes before the probes are attached, and the interval probe, which
+	// prints the chunks, is attached after the tracepoints.
+	timer := time.NewTimer(attachTimeout)
+	defer timer.Stop()
+	select {
+	case <-l.ready:
+		return l, nil
+	case <-l.exited:
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return nil, fmt.Errorf("bpftrace failed to attach: %s", l.attachFailure())
+	case <-timer.C:
+		l.stop()
+		<-l.exited
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return nil, fmt.Errorf("bpftrace did not attach within %v: %s", attachTimeout, l.attachFailure())
+	case <-ctx.Done():
+		l.stop()
+		<-l.exited
+		return nil, ctx.Err()
+	}
+}
+
+func newIOLatency(devices []BlockDevice) *IOLatency {
+	l := &IOLatency{
+		devices: devices,
+		index:   make(map[uint32]int, len(devices)),
+		exited:  make(chan struct{}),
+		ready:   make(chan struct{}),
+		counts:  make(map[histKey]uint64),
+		base:    make(map[histKey]uint64),
+	}
+	for i, d := range devices {
+		l.index[devT(d)] = i
+	}
+	return l
+}
+
+// mountTracefs makes sure the tracepoints' formats are where bpftrace looks for them.
+func mountTracefs() error {
+	if _, err := os.Stat(tracefsDir + "/events"); err == nil {
+		return nil
+	}
+	if err := unix.Mount("nodev", tracefsDir, "tracefs", 0, ""); err != nil {
+		return fmt.Errorf("tracefs cannot be mounted on %s: %w", tracefsDir, err)
+	}
+	return nil
+}
+
+// wait records why bpftrace exited, unless Close told it to.
+func (l *IOLatency) wait(ctx context.Context) {
+	err := l.cmd.Wait()
+	l.mu.Lock()
+	l.waitErr = err
+	switch {
+	case l.closing:
+	case ctx.Err() != nil:
+		l.exitErr = fmt.Errorf("bpftrace stopped: %w", ctx.Err())
+	default:
+		if err == nil {
+			err = errors.New("exit status 0")
+		}
+		if l.lastErr != "" {
+			err = fmt.Errorf("%w: %s", err, l.lastErr)
+		}
+		l.exitErr = fmt.Errorf("bpftrace stopped: %w", err)
+	}
+	l.mu.Unlock()
+	l.stop()
+	close(l.exited)
+}
+
+// attachFailure is why bpftrace did not start: what it said first, else how it
+// ended. l.mu must be held.
+func (l *IOLatency) attachFailure() string {
+	switch {
+	case l.firstErr != "":
+		return l.firstErr
+	case l.waitErr != nil:
+		return l.waitErr.Error()
+	}
+	return "no message from bpftrace"
+}
+
+// stdoutLine takes one line of bpftrace's output: a histogram entry, a marker ending
+// the chunk, or anything else (the "Attaching" banner, blank lines), which is ignored.
+func (l *IOLatency) stdoutLine(line []byte) {
+	if key, n, ok := parseHistLine(line); ok {
+		l.pending = append(l.pending, histEntry{key, n})
+		return
+	}
+	if !isMarker(line) {
+		return
+	}
+	l.mu.Lock()
+	for _, e := range l.pending {
+		if _, ours := l.index[e.key.dev]; ours {
+			l.counts[e.key] = e.n
+		}
+	}
+	l.chunks++
+	l.mu.Unlock()
+	l.pending = l.pending[:0]
+	l.readyOnce.Do(func() { close(l.ready) })
+}
+
+func (l *IOLatency) stderrLine(line []byte) {
+	s := strings.TrimSpace(string(line))
+	// bpftrace underlines the source of an error with tildes: not a message.
+	if strings.Trim(s, "~ ") == "" || strings.Contains(s, "RLIMIT_MEMLOCK") {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// Prefer the first error over warnings that bpftrace prints before it.
+	if l.firstErr == "" || !strings.Contains(l.firstErr, "ERROR") && strings.Contains(s, "ERROR") {
+		l.firstErr = s
+	}
+	l.lastErr = s
+}
+
+// Collect implements Collector: appends one Latency per device (a device with no I/O
+// gets one with IOs 0) to s.Latency for the chunks received since the previous call.
+// The first call only marks where the first interval starts. If bpftrace has stopped,
+// one call says why and later ones add nothing; so do intervals in which no chunk
+// arrived, rather than claiming that there was no I/O.
+func (l *IOLatency) Collect(_ context.Context, s *Sample) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.exitErr != nil {
+		if l.reported {
+			return nil
+		}
+		l.reported = true
+		return l.exitErr
+	}
+	if !l.primed {
+		l.primed = true
+		maps.Copy(l.base, l.counts)
+		l.baseChunks = l.chunks
+		return nil
+	}
+	if l.chunks == l.baseChunks {
+		return nil
+	}
+	hists := make([]LatencyHistogram, len(l.devices))
+	for i := range hists {
+		hists[i] = make(LatencyHistogram)
+	}
+	for k, n := range l.counts {
+		if prev := l.base[k]; n > prev {
+			hists[l.index[k.dev]][k.bucket] += int64(n - prev)
+			l.base[k] = n
+		}
+	}
+	l.baseChunks = l.chunks
+	for i, d := range l.devices {
+		s.Latency = append(s.Latency, latencyFigures(d.Name, hists[i]))
+	}
+	return nil
+}
+
+// Close stops bpftrace and waits for it.
+func (l *IOLatency) Close() error {
+	l.mu.Lock()
+	l.closing = true
+	l.mu.Unlock()
+	l.stop()
+	<-l.exited
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.exitErr != nil && !l.reported {
+		l.reported = true
+		return l.exitErr
+	}
+	return nil
+}
+
+// parseHistLine parses a histogram entry as bpftrace prints it, "@h[266338304, 251]: 1"
+// (device, bucket, cumulative count), without allocating.
+func parseHistLine(line []byte) (key histKey, n uint64, ok bool) {
+	rest, ok := bytes.CutPrefix(line, []byte("@h["))
+	if !ok {
+		return key, 0, false
+	}
+	dev, rest, ok := cutUint(rest)
+	if !ok || dev > 1<<32-1 {
+		return key, 0, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(", ")); !ok {
+		return key, 0, false
+	}
+	bucket, rest, ok := cutUint(rest)
+	if !ok || bucket >= 64*16 {
+		return key, 0, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte("]: ")); !ok {
+		return key, 0, false
+	}
+	if n, rest, ok = cutUint(rest); !ok || len(bytes.TrimSpace(rest)) != 0 {
+		return key, 0, false
+	}
+	return histKey{uint32(dev), int(bucket)}, n, true
+}
+
+// isMarker tells the line that ends a chunk, "-- <nsecs>".
+func isMarker(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("-- "))
+	if !ok {
+		return false
+	}
+	_, rest, ok = cutUint(rest)
+	return ok && len(bytes.TrimSpace(rest)) == 0
+}
+
+// cutUint parses the decimal digits b starts with.
+func cutUint(b []byte) (v uint64, rest []byte, ok bool) {
+	i := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		d := uint64(b[i] - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, b, false
+		}
+		v = v*10 + d
+	}
+	return v, b[i:], i > 0
+}
+
+// lineSplitter cuts a stream into lines, keeping a partial one for the next write.
+type lineSplitter struct {
+	partial []byte
+	skip    bool // the current line is too long to be ours: drop it up to its end
+}
+
+func (s *lineSplitter) write(p []byte, line func([]byte)) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			if !s.skip && len(s.partial)+len(p) <= maxLineBytes {
+				s.partial = append(s.partial, p...)
+			} else {
+				s.partial, s.skip = s.partial[:0], true
+			}
+			return
+		}
+		switch {
+		case s.skip:
+		case len(s.partial) == 0:
+			line(p[:i])
+		case len(s.partial)+i <= maxLineBytes:
+			s.partial = append(s.partial, p[:i]...)
+			line(s.partial)
+		}
+		s.partial, s.skip = s.partial[:0], false
+		p = p[i+1:]
+	}
+}
+
+// writerFunc lets exec copy bpftrace's output straight into the parser; unlike
+// StdoutPipe, Wait then returns only once everything has been read.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) {
+	f(p)
+	return len(p), nil
+}

@@ -1,0 +1,86 @@
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Report is what a run stores under "system": where the figures come from, where the
+// database's directories are, the window's summary and every sample.
+type Report struct {
+	// Source is the host the figures describe.
+	Source          string            `json:"source"`
+	IntervalSeconds float64           `json:"interval_s"`
+	Placements      []Placement       `json:"placements,omitempty"`
+	Sources         map[string]string `json:"sources"`
+	Summary         Summary           `json:"summary"`
+	Samples         []Sample          `json:"samples"`
+	Notes           []string          `json:"notes,omitempty"`
+}
+
+// WriteText prints the summary the way the papers quote it, each figure with its kind
+// (average per I/O, per-I/O percentile, rate).
+func WriteText(out io.Writer, r *Report, window string) {
+	s := r.Summary
+	fmt.Fprintf(out, "\nsystem, %s (%s, %d samples of %gs):\n", window, r.Source, s.Samples, r.IntervalSeconds)
+	if c := s.CPU; c != nil {
+		fmt.Fprintf(out, "  cpu: idle %.0f%%, iowait %.0f%%, user %.0f%%, system %.0f%%, steal %.0f%% (of all CPUs)\n",
+			c.Idle, c.IOWait, c.User, c.System, c.Steal)
+	}
+	if m := s.Memory; m != nil {
+		fmt.Fprintf(out, "  memory: used %s, page cache %s, dirty %s, writeback %s (means)\n",
+			bytesText(m.Used), bytesText(m.Cache), bytesText(m.Dirty), bytesText(m.Writeback))
+	}
+	for _, p := range r.Placements {
+		fmt.Fprintf(out, "  %s %s: %s on %s (%s)\n", p.Role, p.Path, p.FSType, p.Mount, p.Chain)
+	}
+	for _, d := range s.Disks {
+		fmt.Fprintf(out, "  %s disk %s: %s r/s %s w/s, %.1f MB/s read %.1f MB/s write, %.2f ms/read %.2f ms/write (average per I/O), queue %.1f, busy %.0f%%\n",
+			strings.Join(d.Roles, "+"), d.Device, thousands(d.ReadIOPS), thousands(d.WriteIOPS), d.ReadMBps, d.WriteMBps,
+			d.ReadAwaitMs, d.WriteAwaitMs, d.AvgQueue, d.BusyPct)
+	}
+	for _, l := range s.Latency {
+		fmt.Fprintf(out, "  per-I/O latency %s: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms over %s I/Os (bpftrace, block layer)\n",
+			l.Device, l.P50Ms, l.P99Ms, l.P999Ms, thousands(float64(l.IOs)))
+	}
+	if d := s.Database; d != nil {
+		fmt.Fprintf(out, "  database: %s commits/s, %s rollbacks/s, buffer hit %.1f%%, WAL %.1f MB/s, %d checkpoints, temp %.1f MB/s\n",
+			thousands(d.CommitsPerSec), thousands(d.RollbacksPerSec), d.BufferHitPct, d.WALMBps, d.Checkpoints, d.TempMBps)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(out, "  note: %s\n", n)
+	}
+}
+
+// thousands formats a rate rounded to a whole number with thousands separators.
+func thousands(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// bytesText prints a byte count in the largest binary unit below it.
+func bytesText(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

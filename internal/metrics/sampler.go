@@ -1,0 +1,153 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+)
+
+// Sampler runs its collectors every interval on a timeline anchored at an origin
+// (the run's timed window start), keeps the samples and streams each one to a sink as
+// it is taken, so a crash loses at most the interval in progress.
+type Sampler struct {
+	collectors []named
+	interval   time.Duration
+	sink       *CSVWriter
+
+	mu      sync.Mutex
+	samples []Sample
+	notes   []string
+	failed  map[string]bool
+
+	origin time.Time
+	prevAt time.Time
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// named is a collector with the name its errors are reported under.
+type named struct {
+	name string
+	Collector
+}
+
+// NewSampler samples every interval; sink may be nil.
+func NewSampler(interval time.Duration, sink *CSVWriter) *Sampler {
+	return &Sampler{interval: interval, sink: sink, failed: map[string]bool{}}
+}
+
+// Add registers a collector before Start.
+func (s *Sampler) Add(name string, c Collector) {
+	s.collectors = append(s.collectors, named{name, c})
+}
+
+// Note records something the report must say (a source not available, a device
+// without figures).
+func (s *Sampler) Note(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// Start reads every collector's starting counters, then samples at origin + k·interval
+// in the background until Stop. An origin in the future (a ramp-up still to come) is
+// fine: samples before it have T <= 0.
+func (s *Sampler) Start(ctx context.Context, origin time.Time) {
+	s.origin = origin
+	s.prevAt = time.Now()
+	s.collect(ctx, &Sample{Time: s.prevAt})
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	go s.loop(ctx)
+}
+
+func (s *Sampler) loop(ctx context.Context) {
+	defer close(s.done)
+	timer := time.NewTimer(time.Until(s.nextTick(time.Now())))
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			now := time.Now()
+			s.take(ctx, now, s.tickT(now))
+			timer.Reset(time.Until(s.nextTick(now)))
+		}
+	}
+}
+
+// nextTick is the first tick of the origin's grid after now. Ticks stay on the grid,
+// so a slow collection never makes the timeline drift.
+func (s *Sampler) nextTick(now time.Time) time.Time {
+	k := math.Floor(float64(now.Sub(s.origin))/float64(s.interval)) + 1
+	return s.origin.Add(time.Duration(k) * s.interval)
+}
+
+// tickT is the grid point nearest to now, in seconds from the origin.
+func (s *Sampler) tickT(now time.Time) float64 {
+	k := math.Round(float64(now.Sub(s.origin)) / float64(s.interval))
+	return k * s.interval.Seconds()
+}
+
+// Stop takes a last sample covering the time since the previous one (the end of the
+// window is not left out), stops the collectors that run processes, and returns the
+// samples.
+func (s *Sampler) Stop(ctx context.Context) []Sample {
+	close(s.stop)
+	<-s.done
+	now := time.Now()
+	s.take(ctx, now, math.Round(now.Sub(s.origin).Seconds()*1000)/1000)
+	for _, c := range s.collectors {
+		if closer, ok := c.Collector.(io.Closer); ok {
+			if err := closer.Close(); err != nil {
+				s.Note("%s: %v", c.name, err)
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.samples
+}
+
+// take collects one sample and streams it.
+func (s *Sampler) take(ctx context.Context, now time.Time, t float64) {
+	sample := Sample{T: t, Time: now, Seconds: now.Sub(s.prevAt).Seconds()}
+	s.prevAt = now
+	s.collect(ctx, &sample)
+	s.mu.Lock()
+	s.samples = append(s.samples, sample)
+	s.mu.Unlock()
+	if s.sink != nil {
+		if err := s.sink.Write(&sample); err != nil && !s.failed["csv"] {
+			s.failed["csv"] = true
+			s.Note("writing the samples' CSV failed: %v", err)
+		}
+	}
+}
+
+// collect runs each collector with a deadline, so a stalled source (a database that
+// stopped answering) delays one sample, not the timeline. A failing collector is
+// noted once and tried again every interval.
+func (s *Sampler) collect(ctx context.Context, sample *Sample) {
+	for _, c := range s.collectors {
+		cctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
+		err := c.Collect(cctx, sample)
+		cancel()
+		if err != nil && !s.failed[c.name] {
+			s.failed[c.name] = true
+			s.Note("%s figures missing from %s on: %v", c.name, sample.Time.Format(time.TimeOnly), err)
+		}
+	}
+}
+
+// Notes returns what the report must say.
+func (s *Sampler) Notes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.notes...)
+}

@@ -1,0 +1,102 @@
+package metrics
+
+import "github.com/storbench/storbench/internal/engine"
+
+// Summary is a window's figures, computed from the sums of its samples' deltas: a
+// rate is total ÷ time, an await total I/O time ÷ total I/Os, a percentile one of the
+// merged histogram. Memory levels are means.
+type Summary struct {
+	FromT    float64   `json:"from_t"`
+	ToT      float64   `json:"to_t"`
+	Samples  int       `json:"samples"`
+	CPU      *CPU      `json:"cpu,omitempty"`
+	Memory   *Memory   `json:"memory,omitempty"`
+	Disks    []Disk    `json:"disks,omitempty"`
+	Latency  []Latency `json:"io_latency,omitempty"`
+	Database *Database `json:"database,omitempty"`
+}
+
+// inWindow tells whether most of a sample's interval lies in (from, to]: its
+// midpoint does. The last sample of a run ends a little after the window (it is taken
+// once the users have stopped), the first timed one right at its start.
+func inWindow(s *Sample, from, to float64) bool {
+	mid := s.T - s.Seconds/2
+	return mid > from && mid <= to
+}
+
+// Summarize sums the samples whose interval lies mostly in (from, to] seconds from the
+// origin.
+func Summarize(samples []Sample, from, to float64) Summary {
+	sum := Summary{FromT: from, ToT: to}
+	var cpu CPUTimes
+	var haveCPU bool
+	var mem [5]float64
+	var memN int
+	type diskSum struct {
+		roles   []string
+		d       DiskCounters
+		seconds float64
+	}
+	disks := map[string]*diskSum{}
+	var diskOrder []string
+	hists := map[string]LatencyHistogram{}
+	var latencyOrder []string
+	var db engine.Activity
+	var dbSeconds float64
+	var haveDB bool
+	for i := range samples {
+		s := &samples[i]
+		if !inWindow(s, from, to) {
+			continue
+		}
+		sum.Samples++
+		if s.CPU != nil {
+			cpu, haveCPU = cpu.plus(s.CPU.delta), true
+		}
+		if m := s.Memory; m != nil {
+			for j, v := range []uint64{m.Total, m.Used, m.Cache, m.Dirty, m.Writeback} {
+				mem[j] += float64(v)
+			}
+			memN++
+		}
+		for _, d := range s.Disks {
+			ds := disks[d.Device]
+			if ds == nil {
+				ds = &diskSum{roles: d.Roles}
+				disks[d.Device] = ds
+				diskOrder = append(diskOrder, d.Device)
+			}
+			ds.d, ds.seconds = ds.d.plus(d.delta), ds.seconds+d.seconds
+		}
+		for _, l := range s.Latency {
+			h := hists[l.Device]
+			if h == nil {
+				h = LatencyHistogram{}
+				hists[l.Device] = h
+				latencyOrder = append(latencyOrder, l.Device)
+			}
+			h.Add(l.hist)
+		}
+		if s.Database != nil {
+			db, dbSeconds, haveDB = db.Plus(s.Database.delta), dbSeconds+s.Database.seconds, true
+		}
+	}
+	if haveCPU {
+		sum.CPU = cpuShares(cpu)
+	}
+	if memN > 0 {
+		mean := func(j int) uint64 { return uint64(mem[j] / float64(memN)) }
+		sum.Memory = &Memory{Total: mean(0), Used: mean(1), Cache: mean(2), Dirty: mean(3), Writeback: mean(4)}
+	}
+	for _, name := range diskOrder {
+		ds := disks[name]
+		sum.Disks = append(sum.Disks, diskFigures(name, ds.roles, ds.d, ds.seconds))
+	}
+	for _, name := range latencyOrder {
+		sum.Latency = append(sum.Latency, latencyFigures(name, hists[name]))
+	}
+	if haveDB {
+		sum.Database = databaseFigures(db, dbSeconds)
+	}
+	return sum
+}
