@@ -100,7 +100,8 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			defer db.Close()
 			var mon *metrics.Monitor
 			if !mf.off {
-				m, closeCSV, err := mf.monitor(c.Context(), db, dsn, jsonPath, c.OutOrStdout())
+				targets, notes := mf.serverTargets(c.Context(), db, dsn)
+				m, closeCSV, err := mf.monitor(c.Context(), targets, db, notes, jsonPath, c.OutOrStdout())
 				if err != nil {
 					return err
 				}
@@ -143,6 +144,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
 	c.Flags().IntVar(&cfg.MaxRetries, "retries", 5, "times a transaction is retried after a serialization failure or deadlock")
 	mf.register(c)
+	c.Flags().BoolVar(&mf.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
 	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", 1, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
 	return c
 }

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/postgres" // registers the postgres server
+	"github.com/storbench/storbench/internal/metrics"
 )
 
 func instanceCmd() *cobra.Command {
@@ -241,7 +245,10 @@ func printInstance(c *cobra.Command, s instance.Status) {
 }
 
 // transferArgs are the flags backup and restore share.
-type transferArgs struct{ name, dir, jsonPath string }
+type transferArgs struct {
+	name, dir, jsonPath string
+	metrics             metricsFlags
+}
 
 func (a *transferArgs) flags(c *cobra.Command, dirFlag, dirHelp string) {
 	c.Flags().StringVar(&a.name, "instance", "", "instance name (required)")
@@ -249,6 +256,7 @@ func (a *transferArgs) flags(c *cobra.Command, dirFlag, dirHelp string) {
 	c.Flags().StringVar(&a.jsonPath, "json", "", "write seconds, bytes, MB/s and per-second progress as JSON")
 	_ = c.MarkFlagRequired("instance")
 	_ = c.MarkFlagRequired(dirFlag)
+	a.metrics.register(c)
 }
 
 func backupCmd() *cobra.Command {
@@ -296,7 +304,8 @@ func restoreCmd() *cobra.Command {
 	return c
 }
 
-// transfer runs a backup or restore and reports its time and throughput.
+// transfer runs a backup or restore and reports its time and throughput, and what
+// the instance's disks and the backup's did meanwhile.
 func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Registry, string) (instance.Transfer, error)) error {
 	abs, err := filepath.Abs(a.dir)
 	if err != nil {
@@ -306,13 +315,52 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 	if err != nil {
 		return err
 	}
+	st, err := reg.Load(a.name)
+	if err != nil {
+		return err
+	}
+	var mon *metrics.Monitor
+	if !a.metrics.off {
+		m, closeCSV, err := a.metrics.monitor(c.Context(), transferTargets(st, abs), nil, nil, a.jsonPath, c.OutOrStdout())
+		if err != nil {
+			return err
+		}
+		defer closeCSV()
+		defer m.Close()
+		m.Start(c.Context(), time.Now())
+		mon = m
+	}
 	t, err := do(reg, abs)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%s: %.1f MB in %.1f s = %.1f MB/s (MB = 10^6 bytes)\n", what, float64(t.Bytes)/1e6, t.Seconds, t.MBps)
+	out := c.OutOrStdout()
+	fmt.Fprintf(out, "%s: %.1f MB in %.1f s = %.1f MB/s (MB = 10^6 bytes)\n", what, float64(t.Bytes)/1e6, t.Seconds, t.MBps)
+	res := struct {
+		instance.Transfer
+		System *metrics.Report `json:"system,omitempty"`
+	}{Transfer: t}
+	if mon != nil {
+		res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, t.Seconds)
+		metrics.WriteText(out, res.System, "means over the "+what)
+	}
 	if a.jsonPath != "" {
-		return writeJSON(c, a.jsonPath, t)
+		return writeJSON(c, a.jsonPath, res)
 	}
 	return nil
+}
+
+// transferTargets are the instance's storage targets and the backup directory (its
+// nearest existing ancestor while a backup has yet to create it).
+func transferTargets(st *instance.State, dir string) []metrics.Target {
+	targets := []metrics.Target{{Path: st.Path, Role: "data"}}
+	if st.WALPath != "" {
+		targets = append(targets, metrics.Target{Path: st.WALPath, Role: "wal"})
+	}
+	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+	}
+	return append(targets, metrics.Target{Path: dir, Role: "backup"})
 }

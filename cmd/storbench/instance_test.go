@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/storbench/storbench/internal/metrics"
 )
 
 // TestInstanceVerbs: an instance created on a directory is usable by build and check
@@ -126,10 +129,12 @@ func exec(t *testing.T, dsn, sql string) {
 func backupRoundTrip(t *testing.T, dsn string, want int64, extra ...string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "bk")
-	args := append([]string{"backup", "--instance", "v1", "--to", dir}, extra...)
-	if code, out, errOut := storbench(t, args...); code != 0 || !strings.Contains(out, "MB/s") {
+	jsonPath := filepath.Join(t.TempDir(), "backup.json")
+	args := append([]string{"backup", "--instance", "v1", "--to", dir, "--json", jsonPath}, extra...)
+	if code, out, errOut := storbench(t, args...); code != 0 || !strings.Contains(out, "MB/s") || !strings.Contains(out, "system, means over the backup") {
 		t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
 	}
+	checkBackupMetrics(t, jsonPath)
 	exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 7")
 	if code, out, errOut := storbench(t, "restore", "--instance", "v1", "--from", dir); code != 0 {
 		t.Fatalf("restore %v: exit %d\n%s%s", extra, code, out, errOut)
@@ -139,5 +144,39 @@ func backupRoundTrip(t *testing.T, dsn string, want int64, extra ...string) {
 	}
 	if code, out, _ := storbench(t, "check", "--dsn", dsn, "--all"); code != 0 {
 		t.Fatalf("check after restore %v: exit %d\n%s", extra, code, out)
+	}
+}
+
+// checkBackupMetrics expects the backup's result to say which disks held the instance
+// and the backup, and that the backup was written to one of them (pg_basebackup and
+// pg_dump sync what they write).
+func checkBackupMetrics(t *testing.T, jsonPath string) {
+	t.Helper()
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Bytes  int64           `json:"bytes"`
+		System *metrics.Report `json:"system"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil || res.System == nil || res.Bytes <= 0 {
+		t.Fatalf("backup JSON without its figures (%v): %.300s", err, b)
+	}
+	roles := map[string]bool{}
+	for _, p := range res.System.Placements {
+		roles[p.Role] = len(p.Devices) > 0
+	}
+	if _, ok := roles["backup"]; !ok {
+		t.Errorf("placements %+v lack the backup directory", res.System.Placements)
+	}
+	if roles["backup"] {
+		var written float64
+		for _, d := range res.System.Summary.Disks {
+			written += d.WriteMBps
+		}
+		if written <= 0 {
+			t.Errorf("a %d-byte backup wrote nothing to the disks: %+v", res.Bytes, res.System.Summary.Disks)
+		}
 	}
 }

@@ -32,7 +32,6 @@ type metricsFlags struct {
 func (f *metricsFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.BoolVar(&f.off, "no-metrics", false, "do not sample system and database metrics")
-	fl.BoolVar(&f.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
 	fl.DurationVar(&f.interval, "metrics-interval", time.Second, "metrics sampling interval")
 	fl.StringArrayVar(&f.paths, "path", nil, "directory whose disks to sample (repeatable); a server on this host is asked for its data and WAL directories")
 	fl.StringVar(&f.host, "metrics-host", "", "node_exporter URL of the database's host, e.g. http://db1:9100/metrics: CPU, memory and disks from there")
@@ -41,29 +40,33 @@ func (f *metricsFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.csvPath, "metrics-csv", "", "write every sample to this CSV file as it is taken (default with --json F: F's name with .metrics.csv)")
 }
 
-// monitor prepares sampling for a run against db (nil for none). The returned close
-// function ends the CSV file.
-func (f *metricsFlags) monitor(ctx context.Context, db engine.Database, dsn, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
-	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency}
-	if db != nil {
-		cfg.Database = db
+// serverTargets asks a database on this host for its data and WAL directories; for
+// one elsewhere it says why this host's disks are not its own.
+func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, dsn string) ([]metrics.Target, []string) {
+	if f.host != "" {
+		return nil, nil
 	}
+	host, local := localDSN(dsn)
+	if !local {
+		return nil, []string{fmt.Sprintf("the database is on %s, not this host: CPU and memory are this host's (the client's); give --metrics-host for the database host's figures", host)}
+	}
+	st, err := db.Storage(ctx)
+	if err != nil {
+		if len(f.paths) > 0 {
+			return nil, nil
+		}
+		return nil, []string{fmt.Sprintf("no disk figures: %v; give --path DIR", err)}
+	}
+	return []metrics.Target{{Path: st.Data, Role: "data"}, {Path: st.WAL, Role: "wal"}}, nil
+}
+
+// monitor prepares sampling of the targets and --path directories, and of db's
+// counters when db is not nil. The returned function ends the CSV file.
+func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
+	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency, Database: db,
+		Targets: targets}
 	for _, p := range f.paths {
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
-	}
-	var notes []string
-	if db != nil && f.host == "" {
-		if host, local := localDSN(dsn); local {
-			st, err := db.Storage(ctx)
-			switch {
-			case err != nil && len(f.paths) == 0:
-				notes = append(notes, fmt.Sprintf("no disk figures: %v; give --path DIR", err))
-			case err == nil:
-				cfg.Targets = append(cfg.Targets, metrics.Target{Path: st.Data, Role: "data"}, metrics.Target{Path: st.WAL, Role: "wal"})
-			}
-		} else {
-			notes = append(notes, fmt.Sprintf("the database is on %s, not this host: CPU and memory are this host's (the client's); give --metrics-host for the database host's figures", host))
-		}
 	}
 	closeCSV := func() error { return nil }
 	csvPath := f.csvPath
@@ -137,15 +140,19 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 		return fmt.Errorf("%w: --duration must be positive, e.g. 30s", engine.ErrInput)
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
-	var db engine.Database
+	var observer engine.Observer
+	var targets []metrics.Target
+	var notes []string
 	if dsn != "" {
-		var err error
-		if db, err = open(ctx, dsn); err != nil {
+		db, err := open(ctx, dsn)
+		if err != nil {
 			return err
 		}
 		defer db.Close()
+		observer = db
+		targets, notes = f.serverTargets(ctx, db, dsn)
 	}
-	mon, closeCSV, err := f.monitor(ctx, db, dsn, jsonPath, out)
+	mon, closeCSV, err := f.monitor(ctx, targets, observer, notes, jsonPath, out)
 	if err != nil {
 		return err
 	}
