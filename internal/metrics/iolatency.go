@@ -54,8 +54,11 @@ type IOLatency struct {
 	// counts are the cumulative counts as of the last complete chunk, chunks how
 	// many chunks have completed; base and baseChunks are the same at the previous
 	// Collect.
-	counts     map[histKey]uint64
-	chunks     uint64
+	counts map[histKey]uint64
+	chunks uint64
+	// chunked is closed (and replaced) whenever a chunk completes.
+	chunked    chan struct{}
+	period     time.Duration
 	base       map[histKey]uint64
 	baseChunks uint64
 	primed     bool
@@ -131,7 +134,7 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 		return nil, err
 	}
 
-	l := newIOLatency(devices)
+	l := newIOLatency(devices, flushPeriod(interval))
 	run, stop := context.WithCancel(ctx)
 	l.stop = stop
 	// Line buffering: bpftrace buffers a pipe fully otherwise, and chunks would
@@ -186,7 +189,7 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	}
 }
 
-func newIOLatency(devices []BlockDevice) *IOLatency {
+func newIOLatency(devices []BlockDevice, period time.Duration) *IOLatency {
 	l := &IOLatency{
 		devices: devices,
 		index:   make(map[uint32]int, len(devices)),
@@ -194,6 +197,8 @@ func newIOLatency(devices []BlockDevice) *IOLatency {
 		ready:   make(chan struct{}),
 		counts:  make(map[histKey]uint64),
 		base:    make(map[histKey]uint64),
+		chunked: make(chan struct{}),
+		period:  period,
 	}
 	for i, d := range devices {
 		l.index[devT(d)] = i
@@ -264,6 +269,8 @@ func (l *IOLatency) stdoutLine(line []byte) {
 		}
 	}
 	l.chunks++
+	close(l.chunked)
+	l.chunked = make(chan struct{})
 	l.mu.Unlock()
 	l.pending = l.pending[:0]
 	l.readyOnce.Do(func() { close(l.ready) })
@@ -289,7 +296,8 @@ func (l *IOLatency) stderrLine(line []byte) {
 // The first call only marks where the first interval starts. If bpftrace has stopped,
 // one call says why and later ones add nothing; so do intervals in which no chunk
 // arrived, rather than claiming that there was no I/O.
-func (l *IOLatency) Collect(_ context.Context, s *Sample) error {
+func (l *IOLatency) Collect(ctx context.Context, s *Sample) error {
+	l.awaitChunk(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.exitErr != nil {
@@ -323,6 +331,23 @@ func (l *IOLatency) Collect(_ context.Context, s *Sample) error {
 		s.Latency = append(s.Latency, latencyFigures(d.Name, hists[i]))
 	}
 	return nil
+}
+
+// awaitChunk waits for the next chunk, at most two print periods: one printed after
+// the call covers every I/O completed before it. Without this the last sample of a
+// short backup would miss what its final sync wrote in the last period.
+func (l *IOLatency) awaitChunk(ctx context.Context) {
+	l.mu.Lock()
+	next := l.chunked
+	l.mu.Unlock()
+	timer := time.NewTimer(2 * l.period)
+	defer timer.Stop()
+	select {
+	case <-next:
+	case <-l.exited:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
 }
 
 // Close stops bpftrace and waits for it.

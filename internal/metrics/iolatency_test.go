@@ -32,7 +32,7 @@ func feed(l *IOLatency, out string, step int) {
 
 func TestIOLatencyParse(t *testing.T) {
 	devs := []BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "sdb", Major: 8, Minor: 16}, {Name: "idle", Major: 8, Minor: 32}}
-	l := newIOLatency(devs)
+	l := newIOLatency(devs, flushPeriod(time.Second))
 	vda, sdb := devT(devs[0]), devT(devs[1])
 	if vda != 266338304 || sdb != 8388624 {
 		t.Fatalf("dev_t: vda %d, sdb %d", vda, sdb)

@@ -122,18 +122,6 @@ func (m *Monitor) remote(cfg Config) error {
 // local samples this host's /proc, the disks under the targets, and traces them.
 func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	m.report.Source = "this host's /proc and /sys"
-	cpu, err := NewCPU(cfg.ProcRoot)
-	if err != nil {
-		return err
-	}
-	mem, err := NewMemory(cfg.ProcRoot)
-	if err != nil {
-		return err
-	}
-	m.sampler.Add("cpu", cpu)
-	m.sampler.Add("memory", mem)
-	m.report.Sources["cpu"], m.report.Sources["memory"] = cpuSource, memorySource
-
 	r := Resolver{ProcRoot: cfg.ProcRoot, SysRoot: cfg.SysRoot}
 	for _, t := range cfg.Targets {
 		p, err := r.Resolve(t.Path, t.Role)
@@ -146,10 +134,35 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 		}
 	}
 	devices := Devices(m.report.Placements)
-	if len(devices) == 0 {
-		if len(cfg.Targets) == 0 {
-			m.sampler.Note("no disk figures: no directory to resolve (give --path DIR)")
+	if len(devices) == 0 && len(cfg.Targets) == 0 {
+		m.sampler.Note("no disk figures: no directory to resolve (give --path DIR)")
+	}
+	// The tracer is collected first: it waits for bpftrace's next print, and the
+	// counters read right after it then cover the same I/O.
+	if len(devices) > 0 && cfg.IOLatency != "off" {
+		lat, err := StartIOLatency(ctx, devices, cfg.Interval)
+		switch {
+		case err == nil:
+			m.sampler.Add("io_latency", lat)
+			m.report.Sources["io_latency"] = latencySource
+		case cfg.IOLatency == "on":
+			return fmt.Errorf("%w: --io-latency on: %v", engine.ErrInput, err)
+		default:
+			m.sampler.Note("per-I/O latency not available: %v (disk figures are per-interval averages; no percentile is derived from them)", err)
 		}
+	}
+	cpu, err := NewCPU(cfg.ProcRoot)
+	if err != nil {
+		return err
+	}
+	mem, err := NewMemory(cfg.ProcRoot)
+	if err != nil {
+		return err
+	}
+	m.sampler.Add("cpu", cpu)
+	m.sampler.Add("memory", mem)
+	m.report.Sources["cpu"], m.report.Sources["memory"] = cpuSource, memorySource
+	if len(devices) == 0 {
 		return nil
 	}
 	roles := map[string][]string{}
@@ -162,19 +175,6 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	}
 	m.sampler.Add("disks", disks)
 	m.report.Sources["disks"] = diskSource
-	if cfg.IOLatency == "off" {
-		return nil
-	}
-	lat, err := StartIOLatency(ctx, devices, cfg.Interval)
-	switch {
-	case err == nil:
-		m.sampler.Add("io_latency", lat)
-		m.report.Sources["io_latency"] = latencySource
-	case cfg.IOLatency == "on":
-		return fmt.Errorf("%w: --io-latency on: %v", engine.ErrInput, err)
-	default:
-		m.sampler.Note("per-IO latency not available: %v (disk figures are per-interval averages; no percentile is derived from them)", err)
-	}
 	return nil
 }
 
