@@ -327,8 +327,11 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 		}
 		defer closeCSV()
 		defer m.Close()
-		m.Start(c.Context(), time.Now())
 		mon = m
+	}
+	origin := time.Now()
+	if mon != nil {
+		mon.Start(c.Context(), origin)
 	}
 	t, err := do(reg, abs)
 	if err != nil {
@@ -341,8 +344,10 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 		System *metrics.Report `json:"system,omitempty"`
 	}{Transfer: t}
 	if mon != nil {
-		res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, t.Seconds)
-		metrics.WriteText(out, res.System, "means over the "+what)
+		// Over the whole command: a physical restore stops the server first (a
+		// shutdown checkpoint) and starts it after; the copy is only part of it.
+		res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, time.Since(origin).Seconds())
+		metrics.WriteText(out, res.System, "means over the whole "+what+" command")
 	}
 	if a.jsonPath != "" {
 		return writeJSON(c, a.jsonPath, res)

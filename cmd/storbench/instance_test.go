@@ -131,7 +131,7 @@ func backupRoundTrip(t *testing.T, dsn string, want int64, extra ...string) {
 	dir := filepath.Join(t.TempDir(), "bk")
 	jsonPath := filepath.Join(t.TempDir(), "backup.json")
 	args := append([]string{"backup", "--instance", "v1", "--to", dir, "--json", jsonPath}, extra...)
-	if code, out, errOut := storbench(t, args...); code != 0 || !strings.Contains(out, "MB/s") || !strings.Contains(out, "system, means over the backup") {
+	if code, out, errOut := storbench(t, args...); code != 0 || !strings.Contains(out, "MB/s") || !strings.Contains(out, "system, means over the whole backup command") {
 		t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
 	}
 	checkBackupMetrics(t, jsonPath)

@@ -57,7 +57,7 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, ds
 		}
 		return nil, []string{fmt.Sprintf("no disk figures: %v; give --path DIR", err)}
 	}
-	return []metrics.Target{{Path: st.Data, Role: "data"}, {Path: st.WAL, Role: "wal"}}, nil
+	return []metrics.Target{{Path: st.Data, Role: "data", Reported: true}, {Path: st.WAL, Role: "wal", Reported: true}}, nil
 }
 
 // monitor prepares sampling of the targets and --path directories, and of db's
@@ -69,12 +69,12 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
 	}
 	closeCSV := func() error { return nil }
-	csvPath := f.csvPath
+	csvPath, flag := f.csvPath, "--metrics-csv"
 	if csvPath == "" && jsonPath != "" {
-		csvPath = strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".metrics.csv"
+		csvPath, flag = strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath))+".metrics.csv", "the samples' CSV beside --json"
 	}
 	if csvPath != "" {
-		file, err := createResultFile(csvPath, "--metrics-csv")
+		file, err := createResultFile(csvPath, flag)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -136,8 +136,11 @@ type metricsOnly struct {
 
 // runMetricsOnly samples for the duration (or until interrupted) without a workload.
 func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, duration time.Duration) error {
-	if duration <= 0 {
+	switch {
+	case duration <= 0:
 		return fmt.Errorf("%w: --duration must be positive, e.g. 30s", engine.ErrInput)
+	case f.off:
+		return fmt.Errorf("%w: --metrics-only and --no-metrics contradict each other", engine.ErrInput)
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
 	var observer engine.Observer

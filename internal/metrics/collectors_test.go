@@ -197,14 +197,17 @@ func TestDisksFromDiskstats(t *testing.T) {
 }
 
 func TestCounterDelta(t *testing.T) {
-	for _, c := range []struct{ prev, cur, want uint64 }{
-		{10, 15, 5},
-		{1<<32 - 10, 5, 15}, // a 32-bit field wrapped
-		{1 << 40, 5, 0},     // a 64-bit counter went back: reset, count nothing
-		{7, 7, 0},
+	for _, c := range []struct{ prev, cur, counter, ms uint64 }{
+		{10, 15, 5, 5},
+		{1<<32 - 10, 5, 0, 15}, // a 32-bit ms field wrapped; a 64-bit counter was reset
+		{1 << 40, 5, 0, 0},     // went back from above 32 bits: reset, count nothing
+		{7, 7, 0, 0},
 	} {
-		if got := counterDelta(c.prev, c.cur); got != c.want {
-			t.Errorf("counterDelta(%d, %d) = %d, want %d", c.prev, c.cur, got, c.want)
+		if got := counterDelta(c.prev, c.cur); got != c.counter {
+			t.Errorf("counterDelta(%d, %d) = %d, want %d", c.prev, c.cur, got, c.counter)
+		}
+		if got := msDelta(c.prev, c.cur); got != c.ms {
+			t.Errorf("msDelta(%d, %d) = %d, want %d", c.prev, c.cur, got, c.ms)
 		}
 	}
 }

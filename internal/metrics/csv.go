@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -24,30 +25,37 @@ type field struct {
 	value string
 }
 
-// Write appends one sample, after the header if it is the first.
-func (c *CSVWriter) Write(s *Sample) error {
+// Write appends one sample, after the header if it is the first, and returns the
+// names of its figures that have no column.
+func (c *CSVWriter) Write(s *Sample) ([]string, error) {
 	fields := s.fields()
 	if c.columns == nil {
 		for _, f := range fields {
 			c.columns = append(c.columns, f.name)
 		}
 		if err := c.w.Write(c.columns); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	byName := make(map[string]string, len(fields))
 	for _, f := range fields {
 		byName[f.name] = f.value
 	}
+	var missing []string
+	for _, f := range fields {
+		if !slices.Contains(c.columns, f.name) {
+			missing = append(missing, f.name)
+		}
+	}
 	row := make([]string, len(c.columns))
 	for i, name := range c.columns {
 		row[i] = byName[name]
 	}
 	if err := c.w.Write(row); err != nil {
-		return err
+		return nil, err
 	}
 	c.w.Flush()
-	return c.w.Error()
+	return missing, c.w.Error()
 }
 
 // fields flattens a sample into named cells; per-device columns are prefixed with the

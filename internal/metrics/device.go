@@ -18,7 +18,7 @@ import (
 // Placement is where a path's bytes go.
 type Placement struct {
 	Path   string `json:"path"`
-	Role   string `json:"role"`  // "data", "wal", or "path" — given by the caller
+	Role   string `json:"role"`  // what it holds, given by the caller: "data", "wal", "path", "backup", "fio"
 	Mount  string `json:"mount"` // mount point holding Path
 	FSType string `json:"fs_type"`
 	Source string `json:"source"` // mount source, e.g. /dev/vda1
@@ -53,8 +53,15 @@ var errMissing = errors.New("does not exist")
 // Resolve finds the mount and the whole disks holding path.
 func (r Resolver) Resolve(path, role string) (Placement, error) {
 	p, err := r.place(path, 0)
-	if errors.Is(err, errMissing) {
-		return Placement{}, fmt.Errorf("%w: --path %s does not exist", engine.ErrInput, path)
+	what := role + " directory"
+	if role == "path" {
+		what = "--path"
+	}
+	switch {
+	case errors.Is(err, errMissing):
+		return Placement{}, fmt.Errorf("%w: %s %s does not exist", engine.ErrInput, what, path)
+	case errors.Is(err, fs.ErrPermission):
+		return Placement{}, fmt.Errorf("%w: %s %s cannot be read by this user (permission denied): run as its owner or root", engine.ErrInput, what, path)
 	}
 	if err != nil {
 		return Placement{}, err

@@ -368,9 +368,14 @@ func TestDeviceMissingPath(t *testing.T) {
 	f := newDeviceFixture(t)
 	f.disk(virtioBus, "vda", "254:0")
 	f.mount("27 1 254:0 / / rw - ext4 /dev/vda rw")
-	_, err := f.resolver().Resolve("/srv/nope", "data")
+	_, err := f.resolver().Resolve("/srv/nope", "path")
 	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "--path /srv/nope does not exist") {
 		t.Errorf("fake stat: %v, want ErrInput naming --path /srv/nope", err)
+	}
+	// A directory that is not the user's --path is named by what it holds.
+	_, err = f.resolver().Resolve("/srv/nope", "wal")
+	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "wal directory /srv/nope does not exist") {
+		t.Errorf("fake stat, wal: %v", err)
 	}
 
 	// The real stat's ENOENT is recognised too.

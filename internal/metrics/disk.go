@@ -35,7 +35,8 @@ func (c *diskCollector) Collect(_ context.Context, s *Sample) error {
 	if err != nil {
 		return err
 	}
-	// Matched by number, not name: the number is what the path resolved to.
+	// Only the resolved disks (name and number, as resolution found them): a
+	// partition's or a dm device's line would count the same I/O again.
 	cur := make(map[BlockDevice]DiskCounters, len(c.devices))
 	for _, st := range stats {
 		d := BlockDevice{Name: st.DeviceName, Major: st.MajorNumber, Minor: st.MinorNumber}

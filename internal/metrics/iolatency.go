@@ -108,9 +108,9 @@ func ioLatencyProgram(devices []BlockDevice, period time.Duration) (string, erro
 	return b.String(), nil
 }
 
-// StartIOLatency starts bpftrace for devices; the error says why per-IO latency is
+// StartIOLatency starts bpftrace for devices; the error says why per-I/O latency is
 // not available (not root, no bpftrace on PATH, tracefs cannot be mounted, bpftrace
-// failed to attach: with its first stderr line) so the caller can print "per-IO
+// failed to attach: with its first stderr line) so the caller can print "per-I/O
 // latency not available: <reason>". bpftrace runs until Close or until ctx is done.
 //
 // Devices must be request-based (blk-mq): a bio-based device such as device-mapper
@@ -142,7 +142,9 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	cmd := exec.CommandContext(run, bpftrace, "-B", "line", "-e", prog)
 	// One histogram key per bucket per device (at most 64·16) plus the I/Os in
 	// flight: bpftrace's default of 4096 keys per map is too few for many devices.
-	cmd.Env = append(os.Environ(), "BPFTRACE_MAP_KEYS_MAX="+strconv.Itoa(4096+1024*len(devices)))
+	// (BPFTRACE_MAP_KEYS_MAX until bpftrace 0.20, BPFTRACE_MAX_MAP_KEYS after.)
+	keys := strconv.Itoa(4096 + 1024*len(devices))
+	cmd.Env = append(os.Environ(), "BPFTRACE_MAP_KEYS_MAX="+keys, "BPFTRACE_MAX_MAP_KEYS="+keys)
 	// Its own process group, so that stopping it stops whatever it starts; killed if
 	// we die, rather than tracing on with nobody reading.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

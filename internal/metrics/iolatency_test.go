@@ -311,7 +311,7 @@ func TestIOLatencyDisk(t *testing.T) {
 	l, err := StartIOLatency(ctx, []BlockDevice{disk}, interval)
 	if err != nil {
 		if iolatTestEnvironment(err) {
-			t.Skipf("per-IO latency not available: %v", err)
+			t.Skipf("per-I/O latency not available: %v", err)
 		}
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package metrics samples what the papers explain every TPM curve with: CPU, memory,
-// the block devices the database sits on, per-IO latency and the database's own
+// the block devices the database sits on, per-I/O latency and the database's own
 // counters, interval by interval on the run's timeline.
 //
 // Each source is a Collector (one file each, as node_exporter's collectors are). A
@@ -31,7 +31,7 @@ type Sample struct {
 	CPU     *CPU      `json:"cpu,omitempty"`
 	Memory  *Memory   `json:"memory,omitempty"`
 	Disks   []Disk    `json:"disks,omitempty"`
-	// Latency is per-IO latency from block tracepoints, when available.
+	// Latency is per-I/O latency from block tracepoints, when available.
 	Latency  []Latency `json:"io_latency,omitempty"`
 	Database *Database `json:"database,omitempty"`
 }
@@ -72,11 +72,15 @@ type CPU struct {
 // cpuShares computes the interval's percentages from its time deltas; an interval in
 // which no time passed (or the counters went back) gives nil.
 func cpuShares(d CPUTimes) *CPU {
+	// iowait can go back (the kernel estimates it per CPU): a negative share counts
+	// as none, in the total too, so the five still add up to 100.
+	d = CPUTimes{max(d.User, 0), max(d.Nice, 0), max(d.System, 0), max(d.Idle, 0), max(d.IOWait, 0),
+		max(d.IRQ, 0), max(d.SoftIRQ, 0), max(d.Steal, 0)}
 	total := d.total()
 	if total <= 0 {
 		return nil
 	}
-	pct := func(v float64) float64 { return 100 * max(v, 0) / total }
+	pct := func(v float64) float64 { return 100 * v / total }
 	return &CPU{User: pct(d.User + d.Nice), System: pct(d.System + d.IRQ + d.SoftIRQ), Idle: pct(d.Idle),
 		IOWait: pct(d.IOWait), Steal: pct(d.Steal), delta: d}
 }
@@ -145,11 +149,18 @@ func diskFigures(device string, roles []string, d DiskCounters, seconds float64)
 	return disk
 }
 
-// counterDelta is cur - prev for a counter that may have wrapped: the kernel prints
-// the ms fields of /proc/diskstats as 32-bit values (they wrap after ~50 days of I/O
-// time), the others as 64-bit. A counter that went back from above 32 bits was reset
-// (device re-added): the interval counts nothing.
+// counterDelta is cur - prev for a 64-bit counter; one that went back was reset (a
+// device re-added, a remote host rebooted): the interval counts nothing.
 func counterDelta(prev, cur uint64) uint64 {
+	if cur >= prev {
+		return cur - prev
+	}
+	return 0
+}
+
+// msDelta is cur - prev for the ms fields, which the kernel prints as 32-bit values
+// (they wrap after ~50 days of I/O time). Going back from above 32 bits is a reset.
+func msDelta(prev, cur uint64) uint64 {
 	switch {
 	case cur >= prev:
 		return cur - prev
@@ -162,9 +173,9 @@ func counterDelta(prev, cur uint64) uint64 {
 func (c DiskCounters) minus(p DiskCounters) DiskCounters {
 	return DiskCounters{
 		ReadIOs: counterDelta(p.ReadIOs, c.ReadIOs), ReadSectors: counterDelta(p.ReadSectors, c.ReadSectors),
-		ReadMs: counterDelta(p.ReadMs, c.ReadMs), WriteIOs: counterDelta(p.WriteIOs, c.WriteIOs),
-		WriteSectors: counterDelta(p.WriteSectors, c.WriteSectors), WriteMs: counterDelta(p.WriteMs, c.WriteMs),
-		BusyMs: counterDelta(p.BusyMs, c.BusyMs), QueueMs: counterDelta(p.QueueMs, c.QueueMs),
+		ReadMs: msDelta(p.ReadMs, c.ReadMs), WriteIOs: counterDelta(p.WriteIOs, c.WriteIOs),
+		WriteSectors: counterDelta(p.WriteSectors, c.WriteSectors), WriteMs: msDelta(p.WriteMs, c.WriteMs),
+		BusyMs: msDelta(p.BusyMs, c.BusyMs), QueueMs: msDelta(p.QueueMs, c.QueueMs),
 	}
 }
 
@@ -174,7 +185,7 @@ func (c DiskCounters) plus(o DiskCounters) DiskCounters {
 		c.BusyMs + o.BusyMs, c.QueueMs + o.QueueMs}
 }
 
-// Latency is one device's per-IO latency over an interval (block layer, issue to
+// Latency is one device's per-I/O latency over an interval (block layer, issue to
 // completion), from a histogram whose buckets are within 1/16 of their values; a
 // percentile is its bucket's upper edge.
 type Latency struct {
@@ -195,7 +206,7 @@ type Database struct {
 	// BufferHitPct is hits ÷ (hits + reads): reads may still come from the OS cache.
 	BufferHitPct float64 `json:"buffer_hit_pct"`
 	WALMBps      float64 `json:"wal_mb_s"`
-	Checkpoints  int64   `json:"checkpoints"` // completed or started in the interval
+	Checkpoints  int64   `json:"checkpoints"` // see the database source label
 	TempMBps     float64 `json:"temp_mb_s"`
 	delta        engine.Activity
 	seconds      float64

@@ -14,6 +14,10 @@ import (
 type Target struct {
 	Path string
 	Role string // "data", "wal", "path", "backup"…
+	// Reported targets come from the server, not the user: one that cannot be
+	// resolved here (a server in a container, a directory this user may not read)
+	// is a note, not an error.
+	Reported bool
 }
 
 // Config says what a Monitor samples.
@@ -28,7 +32,7 @@ type Config struct {
 	Devices []string
 	// Database, when set, is sampled for its own counters.
 	Database engine.Observer
-	// IOLatency is "auto" (trace per-IO latency when possible), "on" (fail when not
+	// IOLatency is "auto" (trace per-I/O latency when possible), "on" (fail when not
 	// possible) or "off".
 	IOLatency string
 	// CSV receives each sample as it is taken; nil for none.
@@ -51,10 +55,10 @@ const (
 	cpuSource     = "/proc/stat, all CPUs: user = user + nice, system = system + irq + softirq"
 	memorySource  = "/proc/meminfo: used = MemTotal - MemAvailable, cache = Cached + Buffers"
 	diskSource    = "/proc/diskstats per whole disk, iostat formulas: await = I/O time ÷ I/Os completed (an average per I/O, not a percentile); busy = time with at least one I/O in flight (not saturation for SSD/NVMe); MB = 10^6 bytes"
-	latencySource = "bpftrace on block:block_rq_issue → block:block_rq_complete, every I/O in a histogram with buckets within 6.25%; a percentile is its bucket's upper edge"
+	latencySource = "bpftrace on block:block_rq_issue → block:block_rq_complete, each request timed from issue to completion (matched by device and sector; flushes and discards included) in a histogram with buckets within 6.25%; a percentile is its bucket's upper edge"
 )
 
-// New prepares the collectors; tracing per-IO latency starts here (it takes a few
+// New prepares the collectors; tracing per-I/O latency starts here (it takes a few
 // seconds to attach), sampling at Start.
 func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	if cfg.Interval < 10*time.Millisecond {
@@ -71,8 +75,11 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	if cfg.SysRoot == "" {
 		cfg.SysRoot = "/sys"
 	}
-	if len(cfg.Devices) > 0 && cfg.Host == "" {
+	switch {
+	case len(cfg.Devices) > 0 && cfg.Host == "":
 		return nil, fmt.Errorf("%w: --metrics-device picks disks of a --metrics-host; on this host give --path DIR", engine.ErrInput)
+	case cfg.Host != "" && len(cfg.Targets) > 0:
+		return nil, fmt.Errorf("%w: --path directories are resolved on this host; with --metrics-host pick the host's disks with --metrics-device", engine.ErrInput)
 	}
 	var sink *CSVWriter
 	if cfg.CSV != nil {
@@ -94,10 +101,14 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 		m.database = &databaseCollector{db: cfg.Database}
 		m.sampler.Add("database", m.database)
 	}
+	if err := m.sampler.Prime(ctx)["node_exporter"]; err != nil {
+		m.Close()
+		return nil, fmt.Errorf("%w: --metrics-host: %v", engine.ErrInput, err)
+	}
 	return m, nil
 }
 
-// remote samples a node_exporter; per-IO latency would need tracing on that host.
+// remote samples a node_exporter; per-I/O latency would need tracing on that host.
 func (m *Monitor) remote(cfg Config) error {
 	if cfg.IOLatency == "on" {
 		return fmt.Errorf("%w: --io-latency on traces this host's disks; with --metrics-host use auto or off", engine.ErrInput)
@@ -115,7 +126,9 @@ func (m *Monitor) remote(cfg Config) error {
 	m.report.Sources["cpu"] = "node_cpu_seconds_total (as " + cpuSource + ")"
 	m.report.Sources["memory"] = "node_memory_*_bytes (as " + memorySource + ")"
 	m.report.Sources["disks"] = "node_disk_*_total (as " + diskSource + ")"
-	m.sampler.Note("per-IO latency not available: it is traced on this host only, and the disks are on %s", cfg.Host)
+	if cfg.IOLatency == "auto" {
+		m.sampler.Note("per-I/O latency not available: it is traced on this host only, and the disks are on %s", cfg.Host)
+	}
 	return nil
 }
 
@@ -125,6 +138,10 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	r := Resolver{ProcRoot: cfg.ProcRoot, SysRoot: cfg.SysRoot}
 	for _, t := range cfg.Targets {
 		p, err := r.Resolve(t.Path, t.Role)
+		if err != nil && t.Reported {
+			m.sampler.Note("no disk figures for the %s directory the server reported: %v", t.Role, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -136,6 +153,9 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	devices := Devices(m.report.Placements)
 	if len(devices) == 0 && len(cfg.Targets) == 0 {
 		m.sampler.Note("no disk figures: no directory to resolve (give --path DIR)")
+	}
+	if len(devices) == 0 && cfg.IOLatency == "on" {
+		return fmt.Errorf("%w: --io-latency on: no disk to trace (the directories are on no block device)", engine.ErrInput)
 	}
 	// The tracer is collected first: it waits for bpftrace's next print, and the
 	// counters read right after it then cover the same I/O.
@@ -212,9 +232,5 @@ func (m *Monitor) Close() {
 		return
 	}
 	m.stopped = true
-	for _, c := range m.sampler.collectors {
-		if closer, ok := c.Collector.(io.Closer); ok {
-			_ = closer.Close()
-		}
-	}
+	m.sampler.close()
 }

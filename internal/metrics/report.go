@@ -36,7 +36,7 @@ func WriteText(out io.Writer, r *Report, window string) {
 		fmt.Fprintf(out, "  %s %s: %s on %s (%s)\n", p.Role, p.Path, p.FSType, p.Mount, p.Chain)
 	}
 	for _, d := range s.Disks {
-		fmt.Fprintf(out, "  %s disk %s: %s r/s %s w/s, %.1f MB/s read %.1f MB/s write, %.2f ms/read %.2f ms/write (average per I/O), queue %.1f, busy %.0f%%\n",
+		fmt.Fprintf(out, "  %s disk %s: %s r/s %s w/s, %.1f MB/s read %.1f MB/s write, %.2f ms/read %.2f ms/write (average per I/O), queue %.1f, busy %.0f%% (time with I/O in flight, not saturation on SSD/NVMe)\n",
 			strings.Join(d.Roles, "+"), d.Device, thousands(d.ReadIOPS), thousands(d.WriteIOPS), d.ReadMBps, d.WriteMBps,
 			d.ReadAwaitMs, d.WriteAwaitMs, d.AvgQueue, d.BusyPct)
 	}

@@ -24,6 +24,7 @@ type Sampler struct {
 
 	origin time.Time
 	prevAt time.Time
+	primed bool
 	stop   chan struct{}
 	done   chan struct{}
 }
@@ -52,13 +53,23 @@ func (s *Sampler) Note(format string, args ...any) {
 	s.notes = append(s.notes, fmt.Sprintf(format, args...))
 }
 
-// Start reads every collector's starting counters, then samples at origin + k·interval
-// in the background until Stop. An origin in the future (a ramp-up still to come) is
-// fine: samples before it have T <= 0.
-func (s *Sampler) Start(ctx context.Context, origin time.Time) {
-	s.origin = origin
+// Prime reads every collector's starting counters (opening connections, waiting for
+// a tracer's first print), so that Start costs the run nothing; it returns the
+// collectors that failed, by name.
+func (s *Sampler) Prime(ctx context.Context) map[string]error {
 	s.prevAt = time.Now()
-	s.collect(ctx, &Sample{Time: s.prevAt})
+	s.primed = true
+	return s.collect(ctx, &Sample{Time: s.prevAt})
+}
+
+// Start samples at origin + k·interval in the background until Stop (priming first if
+// Prime was not called). An origin in the future (a ramp-up still to come) is fine:
+// samples before it have T <= 0.
+func (s *Sampler) Start(ctx context.Context, origin time.Time) {
+	if !s.primed {
+		s.Prime(ctx)
+	}
+	s.origin = origin
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	go s.loop(ctx)
 }
@@ -76,7 +87,9 @@ func (s *Sampler) loop(ctx context.Context) {
 		case <-timer.C:
 			now := time.Now()
 			s.take(ctx, now, s.tickT(now))
-			timer.Reset(time.Until(s.nextTick(now)))
+			// From after the collection: one that overran its interval skips a tick
+			// rather than being followed at once by a sliver of a sample.
+			timer.Reset(time.Until(s.nextTick(time.Now())))
 		}
 	}
 }
@@ -102,6 +115,14 @@ func (s *Sampler) Stop(ctx context.Context) []Sample {
 	<-s.done
 	now := time.Now()
 	s.take(ctx, now, math.Round(now.Sub(s.origin).Seconds()*1000)/1000)
+	s.close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.samples
+}
+
+// close stops the collectors that run processes.
+func (s *Sampler) close() {
 	for _, c := range s.collectors {
 		if closer, ok := c.Collector.(io.Closer); ok {
 			if err := closer.Close(); err != nil {
@@ -109,9 +130,6 @@ func (s *Sampler) Stop(ctx context.Context) []Sample {
 			}
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.samples
 }
 
 // take collects one sample and streams it.
@@ -123,9 +141,14 @@ func (s *Sampler) take(ctx context.Context, now time.Time, t float64) {
 	s.samples = append(s.samples, sample)
 	s.mu.Unlock()
 	if s.sink != nil {
-		if err := s.sink.Write(&sample); err != nil && !s.failed["csv"] {
+		missing, err := s.sink.Write(&sample)
+		if err != nil && !s.failed["csv"] {
 			s.failed["csv"] = true
 			s.Note("writing the samples' CSV failed: %v", err)
+		}
+		if len(missing) > 0 && !s.failed["csv columns"] {
+			s.failed["csv columns"] = true
+			s.Note("the CSV lacks %v (not in its first sample); the JSON has them", missing)
 		}
 	}
 }
@@ -133,16 +156,25 @@ func (s *Sampler) take(ctx context.Context, now time.Time, t float64) {
 // collect runs each collector with a deadline, so a stalled source (a database that
 // stopped answering) delays one sample, not the timeline. A failing collector is
 // noted once and tried again every interval.
-func (s *Sampler) collect(ctx context.Context, sample *Sample) {
+func (s *Sampler) collect(ctx context.Context, sample *Sample) map[string]error {
+	var errs map[string]error
 	for _, c := range s.collectors {
 		cctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
 		err := c.Collect(cctx, sample)
 		cancel()
-		if err != nil && !s.failed[c.name] {
+		if err == nil {
+			continue
+		}
+		if errs == nil {
+			errs = map[string]error{}
+		}
+		errs[c.name] = err
+		if !s.failed[c.name] {
 			s.failed[c.name] = true
 			s.Note("%s figures missing from %s on: %v", c.name, sample.Time.Format(time.TimeOnly), err)
 		}
 	}
+	return errs
 }
 
 // Notes returns what the report must say.

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // countingCollector reports one disk whose write count grows by one per call, and
@@ -121,5 +123,30 @@ func TestLatencyHistogram(t *testing.T) {
 	}
 	if (LatencyHistogram{}).QuantileMs(0.99) != 0 {
 		t.Error("an empty histogram has no percentile")
+	}
+}
+
+// A directory the server reported but this host cannot resolve (a server in a
+// container) costs its disk figures, not the run; the user's own --path must exist;
+// --io-latency on needs a disk to trace.
+func TestMonitorTargets(t *testing.T) {
+	ctx := context.Background()
+	m, err := New(ctx, Config{Interval: time.Second, IOLatency: "off",
+		Targets: []Target{{Path: "/nonexistent/storbench/data", Role: "data", Reported: true}}})
+	if err != nil {
+		t.Fatalf("a reported directory that does not exist here: %v", err)
+	}
+	notes := m.sampler.Notes()
+	m.Close()
+	if len(notes) == 0 || !strings.Contains(notes[0], "no disk figures for the data directory") {
+		t.Errorf("notes = %q", notes)
+	}
+	if _, err := New(ctx, Config{Interval: time.Second, IOLatency: "off",
+		Targets: []Target{{Path: "/nonexistent/storbench", Role: "path"}}}); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("missing --path: %v, want an input error", err)
+	}
+	if _, err := New(ctx, Config{Interval: time.Second, IOLatency: "on",
+		Targets: []Target{{Path: "/proc", Role: "path"}}}); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("--io-latency on without a disk: %v, want an input error", err)
 	}
 }

@@ -65,8 +65,9 @@ type DB struct {
 	// Counters and the procedure check of users connecting or reconnecting.
 	mu sync.Mutex
 	// observer is the metrics sampler's own connection (see Activity).
-	observer   *pgx.Conn
-	observerMu sync.Mutex
+	observer     *pgx.Conn
+	observerNote string // what the observer's connection adds to the counters
+	observerMu   sync.Mutex
 }
 
 // Open connects to the database a postgres:// DSN names.

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/instance"
+)
+
+func fioCmd() *cobra.Command {
+	var paths, profiles []string
+	var all, list bool
+	var size, jsonPath string
+	opts := fio.Options{}
+	c := &cobra.Command{
+		Use:   "fio",
+		Short: "Characterise storage with the papers' fio profiles (HCIBench, DiskSpd SQL data, data/log matrices, steady state, sequential)",
+		Long: `Run fio profiles on a test file in a directory of the storage under test (removed
+afterwards, also on Ctrl-C), or on a raw device with --device and
+--i-know-this-destroys-data. With two --path targets the results are compared side by
+side, B as % of A. fio itself must be installed (apt-get install fio).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			out := c.OutOrStdout()
+			if list {
+				tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+				for _, p := range fio.Profiles {
+					fmt.Fprintf(tw, "%s\t%s\t(%s)\n", p.Name, p.Description, p.Source)
+				}
+				return tw.Flush()
+			}
+			chosen, err := fio.Lookup(profiles, all)
+			if err != nil {
+				return err
+			}
+			if opts.Size, err = instance.ParseSize(size); err != nil {
+				return fmt.Errorf("%w: --size: %v", engine.ErrInput, err)
+			}
+			targets := paths
+			switch {
+			case opts.Device != "" && len(paths) > 0:
+				return fmt.Errorf("%w: give --path or --device, not both", engine.ErrInput)
+			case opts.Device != "":
+				targets = []string{""}
+			case len(paths) == 0 || len(paths) > 2:
+				return fmt.Errorf("%w: give --path DIR on the storage to test (two --path to compare them)", engine.ErrInput)
+			}
+			opts.Progress = func(profile string, done, of int, p *fio.Point) {
+				fmt.Fprintf(out, "%s %d/%d %s: %.0f IOPS, %.1f MB/s\n", profile, done, of, p.Name, p.IOPS, p.MBps)
+			}
+			var runs []*fio.Runs
+			var failed error
+			for _, dir := range targets {
+				opts.Dir = dir
+				results, err := fio.Run(c.Context(), chosen, opts)
+				if len(results) > 0 {
+					runs = append(runs, &fio.Runs{StorbenchVersion: version, Results: results})
+					if werr := fio.WriteTable(out, results); werr != nil {
+						return werr
+					}
+				}
+				if err != nil {
+					failed = err
+					break
+				}
+			}
+			if jsonPath != "" && len(runs) > 0 {
+				all := &fio.Runs{StorbenchVersion: version}
+				for _, r := range runs {
+					all.Results = append(all.Results, r.Results...)
+				}
+				if err := writeJSON(c, jsonPath, all); err != nil {
+					return errors.Join(failed, err)
+				}
+			}
+			if failed != nil {
+				return failed
+			}
+			if len(runs) == 2 {
+				fmt.Fprintln(out)
+				return fio.Compare(out, targets[0], runs[0], targets[1], runs[1])
+			}
+			return nil
+		},
+	}
+	c.Flags().StringArrayVar(&paths, "path", nil, "directory on the storage to test (repeat once to compare two targets)")
+	c.Flags().StringArrayVar(&profiles, "profile", nil, "profile to run (repeatable; see --list)")
+	c.Flags().BoolVar(&all, "all", false, "run every profile")
+	c.Flags().BoolVar(&list, "list", false, "list the profiles and where they come from")
+	c.Flags().StringVar(&size, "size", "4GB", "test file size (KB/MB/GB/TB are powers of 1024)")
+	c.Flags().DurationVar(&opts.Runtime, "runtime", 30*time.Second, "runtime of each point (the most a steady-state point runs)")
+	c.Flags().StringVar(&jsonPath, "json", "", "write the results (with each point's exact job text) as JSON to this file")
+	c.Flags().BoolVar(&opts.AllowMemoryFS, "allow-memory-fs", false, "allow a tmpfs/ramfs/overlay target (direct I/O there measures memory)")
+	c.Flags().StringVar(&opts.Device, "device", "", "raw block device to test instead of a file: ALL ITS DATA IS OVERWRITTEN")
+	c.Flags().BoolVar(&opts.DestroyDevice, "i-know-this-destroys-data", false, "confirm --device")
+	c.AddCommand(fioCompareCmd())
+	return c
+}
+
+func fioCompareCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "compare A.json B.json",
+		Short: "Print two fio results side by side, B as % of A",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			a, err := fio.ReadRuns(args[0])
+			if err != nil {
+				return err
+			}
+			b, err := fio.ReadRuns(args[1])
+			if err != nil {
+				return err
+			}
+			return fio.Compare(c.OutOrStdout(), args[0], a, args[1], b)
+		},
+	}
+}
