@@ -1,0 +1,171 @@
+package fio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Options say where and how long the profiles run.
+type Options struct {
+	// Dir is a directory on the storage under test; the test file goes into a new
+	// directory inside it, removed at the end.
+	Dir string
+	// Device is a raw block device instead, overwritten; DestroyDevice must confirm.
+	Device        string
+	DestroyDevice bool
+	// Size of the test file (or of the device region used).
+	Size int64
+	// Runtime of each point (the most a steady-state point runs).
+	Runtime       time.Duration
+	AllowMemoryFS bool
+	// Progress, when set, is told of each point done.
+	Progress func(profile string, done, of int, p *Point)
+}
+
+// stopDelay is how long fio gets to stop after SIGTERM before it is killed.
+const stopDelay = 10 * time.Second
+
+// FindFio locates the fio binary, or says how to install it.
+func FindFio() (string, error) {
+	path, err := exec.LookPath("fio")
+	if err != nil {
+		return "", fmt.Errorf("%w: fio is not installed: apt-get install fio (or dnf install fio), or put it on PATH", engine.ErrInput)
+	}
+	return path, nil
+}
+
+// Run runs the profiles one after another on one target and returns their results.
+// The test file is removed whatever happens; on an error or interruption the points
+// finished so far are returned with it.
+func Run(ctx context.Context, profiles []Profile, opts Options) (results []Result, err error) {
+	if opts.Runtime < time.Second {
+		return nil, fmt.Errorf("%w: --runtime must be at least 1s (fio logs once a second)", engine.ErrInput)
+	}
+	if opts.Size < 16<<20 {
+		return nil, fmt.Errorf("%w: --size must be at least 16MiB", engine.ErrInput)
+	}
+	bin, err := FindFio()
+	if err != nil {
+		return nil, err
+	}
+	file, err := prepareFile(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rerr := file.remove(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	logs, err := os.MkdirTemp("", "storbench-fio-logs-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(logs)
+
+	for _, prof := range profiles {
+		res := Result{Profile: prof.Name, Description: prof.Description, Source: prof.Source, Target: file.info,
+			Started: time.Now()}
+		for _, d := range file.stale {
+			res.Notes = append(res.Notes, "removed "+d+", left by a storbench fio that was killed")
+		}
+		for i, spec := range prof.Points {
+			p, version, err := runPoint(ctx, bin, prof.Name, spec, file, opts, logs)
+			if err != nil {
+				if len(res.Points) > 0 {
+					res.Notes = append(res.Notes, fmt.Sprintf("stopped after %d of %d points: %v", len(res.Points), len(prof.Points), err))
+					results = append(results, res)
+				}
+				return results, fmt.Errorf("fio profile %s, point %s: %w", prof.Name, spec.Name, err)
+			}
+			res.FioVersion = version
+			res.Points = append(res.Points, *p)
+			if opts.Progress != nil {
+				opts.Progress(prof.Name, i+1, len(prof.Points), p)
+			}
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+// runPoint runs one point as its own fio process: a point done is a point kept, and
+// each has its own report and logs.
+func runPoint(ctx context.Context, bin, profile string, spec PointSpec, file *testFile, opts Options, logs string) (*Point, string, error) {
+	prefix := filepath.Join(logs, spec.Name)
+	text := jobText(spec, job{profile: profile, file: file.path, size: opts.Size, runtime: opts.Runtime, logPrefix: prefix})
+	jobFile := prefix + ".fio"
+	report := prefix + ".json"
+	if err := os.WriteFile(jobFile, []byte(text), 0o644); err != nil {
+		return nil, "", err
+	}
+	// The report goes to a file: fio prints notes on stdout around it.
+	cmd := exec.CommandContext(ctx, bin, "--output-format=json+", "--output="+report, jobFile)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// Its own process group, so stopping it stops every job it forked; killed if
+	// storbench dies, rather than writing on with nobody to remove the file.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error {
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	cmd.WaitDelay = stopDelay
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, "", fmt.Errorf("fio failed: %v: %s", err, firstLines(out.String(), 3))
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		return nil, "", fmt.Errorf("fio wrote no report: %v: %s", err, firstLines(out.String(), 3))
+	}
+	rep, err := ParseReport(data)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(rep.Jobs) != 1 {
+		return nil, "", fmt.Errorf("fio reported %d job groups for one point", len(rep.Jobs))
+	}
+	js := rep.Jobs[0]
+	if js.Error != 0 {
+		return nil, "", fmt.Errorf("fio's job ended with error %d (%s): %s", js.Error, syscall.Errno(js.Error), firstLines(out.String(), 3))
+	}
+	// A point too short for every job to log a whole second has no series; its
+	// figures from the report stand.
+	series, serr := PerSecond(logs, filepath.Base(prefix))
+	// Another profile may have a point of the same name: its logs must not mix.
+	old, _ := filepath.Glob(prefix + "_*.log")
+	for _, f := range old {
+		os.Remove(f)
+	}
+	p := &Point{Name: spec.Name, Pattern: spec.Pattern, BlockSize: spec.BlockSize, ReadPct: spec.ReadPct,
+		Jobs: spec.Jobs, QueueDepth: spec.QueueDepth, Read: js.Read, Write: js.Write,
+		IOPS: js.Read.IOPS + js.Write.IOPS, MBps: js.Read.MBps + js.Write.MBps,
+		UserCPU: js.UserCPU, SystemCPU: js.SystemCPU, RuntimeSeconds: js.RuntimeSeconds,
+		Steady: js.Steady, Series: series, JobText: text}
+	if serr != nil {
+		p.SeriesNote = serr.Error()
+	}
+	return p, rep.FioVersion, nil
+}
+
+// firstLines keeps an error message to a few lines of fio's output.
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[:min(n, len(lines))], " / ")
+}

@@ -1,0 +1,152 @@
+package fio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/metrics"
+)
+
+// memoryFilesystems are those where O_DIRECT can succeed without any disk: a test
+// there measures RAM.
+var memoryFilesystems = map[string]bool{"tmpfs": true, "ramfs": true, "overlay": true, "devtmpfs": true, "hugetlbfs": true}
+
+// workMarker marks the directory storbench made for its test file, so that only what
+// it created is ever removed.
+const workMarker = ".storbench-fio"
+
+// testFile is where the points' I/O goes: a file in a directory storbench created,
+// or a raw device the user gave up.
+type testFile struct {
+	info    Target
+	path    string
+	workDir string // removed at the end; empty for a raw device
+	// stale are test directories of earlier runs that were killed, removed now.
+	stale []string
+}
+
+// freeSpaceMargin is left free beside the test file, for the filesystem's own needs
+// and whatever else writes there.
+const freeSpaceMargin = 256 << 20
+
+// prepareFile checks the target and makes the test file's directory.
+func prepareFile(opts Options) (*testFile, error) {
+	if opts.Device != "" {
+		return prepareDevice(opts)
+	}
+	st, err := os.Stat(opts.Dir)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%w: --path %s is not a directory: give a directory on the storage to test", engine.ErrInput, opts.Dir)
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+	}
+	p, err := metrics.NewResolver().Resolve(dir, "fio")
+	if err != nil {
+		return nil, err
+	}
+	if memoryFilesystems[p.FSType] && !opts.AllowMemoryFS {
+		return nil, fmt.Errorf("%w: --path %s is on %s, where direct I/O measures memory, not storage: give a directory on a disk (or --allow-memory-fs)",
+			engine.ErrInput, dir, p.FSType)
+	}
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		return nil, fmt.Errorf("free space of %s: %w", dir, err)
+	}
+	if free := int64(fs.Bavail) * fs.Bsize; free < opts.Size+freeSpaceMargin {
+		return nil, fmt.Errorf("%w: --path %s has %d MiB free, the %d MiB test file needs %d MiB more: use a smaller --size",
+			engine.ErrInput, dir, free>>20, opts.Size>>20, (opts.Size+freeSpaceMargin-free)>>20+1)
+	}
+	stale := removeStale(dir)
+	work, err := os.MkdirTemp(dir, "storbench-fio-")
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot create the test file's directory in %s: %v", engine.ErrInput, dir, err)
+	}
+	if err := os.WriteFile(filepath.Join(work, workMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		os.Remove(work)
+		return nil, err
+	}
+	t := &testFile{path: filepath.Join(work, "storbench-fio.dat"), workDir: work, stale: stale,
+		info: Target{Path: dir, FSType: p.FSType, Mount: p.Mount, Chain: p.Chain}}
+	for _, d := range p.Devices {
+		t.info.Devices = append(t.info.Devices, d.Name)
+		t.info.Models = append(t.info.Models, deviceModel(d.Name))
+	}
+	return t, nil
+}
+
+// removeStale removes the test directories that killed runs left in dir: those with
+// storbench's marker naming a process that no longer exists.
+func removeStale(dir string) []string {
+	dirs, _ := filepath.Glob(filepath.Join(dir, "storbench-fio-*"))
+	var removed []string
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, workMarker))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			continue
+		}
+		if os.RemoveAll(d) == nil {
+			removed = append(removed, d)
+		}
+	}
+	return removed
+}
+
+// prepareDevice checks a raw block device: confirmed, a block device, not in use.
+func prepareDevice(opts Options) (*testFile, error) {
+	if !opts.DestroyDevice {
+		return nil, fmt.Errorf("%w: --device %s would overwrite everything on it: add --i-know-this-destroys-data, or give --path DIR for a test file",
+			engine.ErrInput, opts.Device)
+	}
+	st, err := os.Stat(opts.Device)
+	if err != nil || st.Mode()&os.ModeDevice == 0 || st.Mode()&os.ModeCharDevice != 0 {
+		return nil, fmt.Errorf("%w: --device %s is not a block device", engine.ErrInput, opts.Device)
+	}
+	// O_EXCL on a block device fails while it is mounted or held (LVM, md, a swap).
+	fd, err := unix.Open(opts.Device, unix.O_RDONLY|unix.O_EXCL, 0)
+	if err != nil {
+		if errors.Is(err, unix.EBUSY) {
+			return nil, fmt.Errorf("%w: --device %s is in use (mounted, or part of LVM/md/swap): refusing to write to it", engine.ErrInput, opts.Device)
+		}
+		return nil, fmt.Errorf("%w: --device %s: %v", engine.ErrInput, opts.Device, err)
+	}
+	unix.Close(fd)
+	name := filepath.Base(opts.Device)
+	if resolved, err := filepath.EvalSymlinks(opts.Device); err == nil {
+		name = filepath.Base(resolved)
+	}
+	return &testFile{path: opts.Device, info: Target{Path: opts.Device, FSType: "raw device", Devices: []string{name},
+		Models: []string{deviceModel(name)}, Chain: name}}, nil
+}
+
+// deviceModel is a disk's model as the kernel reports it, "" when it does not.
+func deviceModel(name string) string {
+	b, err := os.ReadFile(filepath.Join("/sys/block", name, "device", "model"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// remove deletes the test file's directory, only if storbench made it.
+func (t *testFile) remove() error {
+	if t.workDir == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(t.workDir, workMarker)); err != nil {
+		return fmt.Errorf("not removing %s: it lacks storbench's marker", t.workDir)
+	}
+	return os.RemoveAll(t.workDir)
+}
