@@ -193,10 +193,11 @@ func checkSystem(t *testing.T, res *driver.Result, jsonPath, out string) {
 		t.Errorf("cpu summary %+v", c)
 	}
 	// The sampler's commits + rollbacks per second and the run's database TPM both come
-	// from pg_stat_database over (nearly) the same window.
+	// from pg_stat_database over nearly the same 8 s window; backends publish their
+	// counts up to a second late, so each edge can be off by an eighth of the window.
 	if d := sum.Database; d == nil {
 		t.Errorf("no database counters: notes %q", sys.Notes)
-	} else if tps := (d.CommitsPerSec + d.RollbacksPerSec) * 60; math.Abs(tps-res.TPMDB) > 0.15*res.TPMDB {
+	} else if tps := (d.CommitsPerSec + d.RollbacksPerSec) * 60; math.Abs(tps-res.TPMDB) > 0.3*res.TPMDB {
 		t.Errorf("sampled database rate %.0f/min vs run's database TPM %.0f", tps, res.TPMDB)
 	}
 	roles := map[string]bool{}
