@@ -46,7 +46,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %v (see storbench %s --help)", engine.ErrInput, err, c.Name())
 	})
-	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), instanceCmd(), backupCmd(), restoreCmd(), fioCmd(), versionCmd())
+	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), instanceCmd(), backupCmd(), restoreCmd(), fioCmd(),
+		studyCmd(), resultsCmd(), quickCmd(), versionCmd())
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -78,7 +78,7 @@ func prepareFile(opts Options) (*testFile, error) {
 		info: Target{Path: dir, FSType: p.FSType, Mount: p.Mount, Chain: p.Chain}}
 	for _, d := range p.Devices {
 		t.info.Devices = append(t.info.Devices, d.Name)
-		t.info.Models = append(t.info.Models, deviceModel(d.Name))
+		t.info.Models = append(t.info.Models, metrics.DeviceModel(d.Name))
 	}
 	return t, nil
 }
@@ -128,16 +128,7 @@ func prepareDevice(opts Options) (*testFile, error) {
 		name = filepath.Base(resolved)
 	}
 	return &testFile{path: opts.Device, info: Target{Path: opts.Device, FSType: "raw device", Devices: []string{name},
-		Models: []string{deviceModel(name)}, Chain: name}}, nil
-}
-
-// deviceModel is a disk's model as the kernel reports it, "" when it does not.
-func deviceModel(name string) string {
-	b, err := os.ReadFile(filepath.Join("/sys/block", name, "device", "model"))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+		Models: []string{metrics.DeviceModel(name)}, Chain: name}}, nil
 }
 
 // remove deletes the test file's directory, only if storbench made it.

@@ -531,3 +531,13 @@ func RolesOf(ps []Placement, dev string) []string {
 	}
 	return roles
 }
+
+// DeviceModel is a whole disk's model as the kernel reports it ("" when it does not:
+// virtio disks have none), for results that say what was measured.
+func DeviceModel(name string) string {
+	b, err := os.ReadFile(filepath.Join("/sys/block", name, "device", "model"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/template"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/study"
+)
+
+func studyCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "study",
+		Short: "Run the papers' experiments from one YAML file: plan, run (resumable)",
+	}
+	c.AddCommand(studyPlanCmd(), studyRunCmd())
+	return c
+}
+
+func studyPlanCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "plan STUDY.yaml",
+		Short: "Print every step of a study in order with an estimated duration; runs nothing",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := study.Load(args[0])
+			if err != nil {
+				return err
+			}
+			study.WritePlan(c.OutOrStdout(), s, study.Plan(s))
+			return nil
+		},
+	}
+}
+
+func studyRunCmd() *cobra.Command {
+	var results string
+	var restart bool
+	c := &cobra.Command{
+		Use:   "run STUDY.yaml",
+		Short: "Run a study into a results store; run again to resume after the last stored step",
+		Long: `Run every step of the study in order, storing each step's result (with its
+timeline and metrics) as it finishes in --results (default results/NAME). Ctrl-C stops
+the current step, stops the managed instances and keeps what was stored; running the
+same file again resumes after the last stored step, unless --restart.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := study.Load(args[0])
+			if err != nil {
+				return err
+			}
+			file, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			if results == "" {
+				results = filepath.Join("results", s.Name)
+			}
+			return runStudy(c, s, file, results, restart)
+		},
+	}
+	c.Flags().StringVar(&results, "results", "", "results store directory (default results/NAME)")
+	c.Flags().BoolVar(&restart, "restart", false, "clear the stored steps and run the study from the start")
+	return c
+}
+
+// runStudy runs a study with a live view.
+func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, restart bool) error {
+	out := c.OutOrStdout()
+	p := newProgress(out)
+	opts := study.Options{Version: version, Restart: restart, Log: lineWriter{p}, Progress: func(sp study.Progress) {
+		t := sp.Tick
+		p.line(fmt.Sprintf("step %d/%d %s: users %d, %s %s, TPM %.0f, NOPM %.0f (client, last second), ~%s left",
+			sp.Step.Seq, sp.Of, sp.Step.Target, sp.Step.Users, t.Elapsed.Round(time.Second), t.Phase, t.TPM, t.NOPM,
+			sp.Remaining.Round(time.Second)), 10*time.Second)
+	}}
+	err := study.Run(c.Context(), s, file, results, opts)
+	p.end()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "results: %s (storbench results list %s)\n", results, results)
+	return nil
+}
+
+// lineWriter prints the runner's log lines without breaking the live status line.
+type lineWriter struct{ p *progress }
+
+func (w lineWriter) Write(b []byte) (int, error) {
+	w.p.end()
+	return w.p.out.Write(b)
+}
+
+func resultsCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "results",
+		Short: "Read a study's results store: list, show, export --csv",
+	}
+	list := &cobra.Command{
+		Use:   "list RESULTS_DIR",
+		Short: "Every step of the study: stored (with its headline figures) or still to run",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			store, err := study.ReadStore(args[0])
+			if err != nil {
+				return err
+			}
+			return study.WriteList(c.OutOrStdout(), store)
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show RESULTS_DIR STEP",
+		Short: "One stored step in full (STEP: its number or its id)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			store, err := study.ReadStore(args[0])
+			if err != nil {
+				return err
+			}
+			r, err := store.Find(args[1])
+			if err != nil {
+				return err
+			}
+			return study.WriteStep(c.OutOrStdout(), r)
+		},
+	}
+	var csvPath string
+	export := &cobra.Command{
+		Use:   "export RESULTS_DIR --csv FILE",
+		Short: "One CSV row per stored step (per fio point), for spreadsheets",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if csvPath == "" {
+				return fmt.Errorf("%w: --csv FILE is required", engine.ErrInput)
+			}
+			store, err := study.ReadStore(args[0])
+			if err != nil {
+				return err
+			}
+			f, err := createResultFile(csvPath, "--csv")
+			if err != nil {
+				return err
+			}
+			if err := study.ExportCSV(f, store); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "written to %s\n", csvPath)
+			return nil
+		},
+	}
+	export.Flags().StringVar(&csvPath, "csv", "", "CSV file to write")
+	c.AddCommand(list, show, export)
+	return c
+}
+
+//go:embed quick.yaml
+var quickStudy string
+
+var quickTemplate = template.Must(template.New("quick.yaml").Parse(quickStudy))
+
+func quickCmd() *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:   "quick",
+		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
+		Long: `Run a small study on --path: a managed PostgreSQL with one warehouse, users 1, 2
+and 4, a short fio profile when fio is installed and one backup/restore cycle, then
+print where the results are.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if _, err := pgserver.BinDir(); err != nil {
+				return fmt.Errorf("%w: quick needs PostgreSQL's server binaries (apt-get install postgresql); the embedded engine is not there yet: %v", engine.ErrInput, err)
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+			}
+			_, fioErr := fio.FindFio()
+			var file bytes.Buffer
+			if err := quickTemplate.Execute(&file, struct {
+				Path string
+				Fio  bool
+			}{abs, fioErr == nil}); err != nil {
+				return err
+			}
+			s, err := study.Parse("quick.yaml", file.Bytes())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs,
+				map[bool]string{true: ", fio profile hcibench-4k-70r", false: ", no fio installed: no storage profile"}[fioErr == nil])
+			return runStudy(c, s, file.Bytes(), filepath.Join(abs, "results"), false)
+		},
+	}
+	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test: the database goes to PATH/pg, results to PATH/results")
+	return c
+}

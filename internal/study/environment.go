@@ -1,0 +1,91 @@
+package study
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/metrics"
+)
+
+// Environment is what a study ran on: a result means little without it.
+type Environment struct {
+	Recorded         time.Time   `json:"recorded"`
+	StorbenchVersion string      `json:"storbench_version"`
+	GoVersion        string      `json:"go_version"`
+	Host             string      `json:"host"`
+	CPUModel         string      `json:"cpu_model"`
+	Cores            int         `json:"cores"`
+	MemoryBytes      uint64      `json:"memory_bytes"`
+	Kernel           string      `json:"kernel"`
+	Targets          []TargetEnv `json:"targets"`
+}
+
+// TargetEnv is one target's storage and database as found when it was prepared.
+type TargetEnv struct {
+	Name       string              `json:"name"`
+	Kind       string              `json:"kind"`
+	Placements []metrics.Placement `json:"placements,omitempty"`
+	Models     []string            `json:"device_models,omitempty"`
+	// ServerVersion and Settings are the database's; Limits the instance's memory and
+	// CPU limits as applied (or why not).
+	ServerVersion string            `json:"server_version"`
+	Settings      map[string]string `json:"settings,omitempty"`
+	Limits        []string          `json:"limits,omitempty"`
+}
+
+// machine reads this host's description.
+func machine(version string) Environment {
+	env := Environment{Recorded: time.Now(), StorbenchVersion: version, GoVersion: runtime.Version(), Cores: runtime.NumCPU()}
+	env.Host, _ = os.Hostname()
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		env.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:])
+	}
+	env.CPUModel = procField("/proc/cpuinfo", "model name")
+	if kb, err := strconv.ParseUint(strings.TrimSuffix(procField("/proc/meminfo", "MemTotal"), " kB"), 10, 64); err == nil {
+		env.MemoryBytes = kb * 1024
+	}
+	return env
+}
+
+// procField is the first "key : value" of a /proc file with that key.
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// targetPlacements resolves a managed target's directories and names their disks.
+func targetPlacements(t Target) ([]metrics.Placement, []string) {
+	var ps []metrics.Placement
+	var models []string
+	r := metrics.NewResolver()
+	for _, d := range []struct{ path, role string }{{t.Path, "data"}, {t.WALPath, "wal"}} {
+		if d.path == "" {
+			continue
+		}
+		if p, err := r.Resolve(d.path, d.role); err == nil {
+			ps = append(ps, p)
+			for _, dev := range p.Devices {
+				models = append(models, dev.Name+": "+metrics.DeviceModel(dev.Name))
+			}
+		}
+	}
+	return ps, models
+}

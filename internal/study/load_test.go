@@ -1,0 +1,502 @@
+package study
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// withMemTotal makes the machine look as large as bytes for one test.
+func withMemTotal(t *testing.T, bytes int64) {
+	t.Helper()
+	old := memTotal
+	memTotal = func() (int64, error) { return bytes, nil }
+	t.Cleanup(func() { memTotal = old })
+}
+
+func mustParse(t *testing.T, text string) *Study {
+	t.Helper()
+	s, err := Parse("study.yaml", []byte(text))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return s
+}
+
+// parseFails parses text, expecting an error at line that contains want, and checks
+// the error's form: one line, "study.yaml:LINE: ... (hint)", wrapping ErrInput.
+func parseFails(t *testing.T, text string, line int, want string) {
+	t.Helper()
+	_, err := Parse("study.yaml", []byte(text))
+	if err == nil {
+		t.Fatalf("Parse accepted the study; want an error at line %d containing %q", line, want)
+	}
+	t.Log(err)
+	checkLineError(t, err, "study.yaml", line, want)
+}
+
+func checkLineError(t *testing.T, err error, file string, line int, want string) {
+	t.Helper()
+	msg := err.Error()
+	if !errors.Is(err, engine.ErrInput) {
+		t.Errorf("error %q does not wrap engine.ErrInput", msg)
+	}
+	var le *LineError
+	if !errors.As(err, &le) {
+		t.Fatalf("error %q is not a *LineError", msg)
+	}
+	if le.Line != line {
+		t.Errorf("error %q is at line %d, want %d", msg, le.Line, line)
+	}
+	prefix := file + ":" + strconv.Itoa(line) + ": "
+	if !strings.HasPrefix(msg, prefix) {
+		t.Errorf("error %q does not start with %q", msg, prefix)
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error %q is more than one line", msg)
+	}
+	if !strings.HasSuffix(msg, ")") {
+		t.Errorf("error %q has no hint in parentheses", msg)
+	}
+	if !strings.Contains(msg, want) {
+		t.Errorf("error %q does not contain %q", msg, want)
+	}
+}
+
+func mustNode(t *testing.T, text string) *yaml.Node {
+	t.Helper()
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
+		t.Fatal(err)
+	}
+	return root.Content[0]
+}
+
+// minimal is the smallest valid study; the error cases below are it with one line
+// changed, so their line numbers read against it:
+//
+//	1 name, 2 targets, 3 target name, 4 path, 5 workload, 6 warehouses,
+//	7 experiments, 8 kind, 9 users
+const minimal = `name: t
+targets:
+  - name: nvme
+    path: /mnt/nvme
+workload:
+  warehouses: 2
+experiments:
+  - kind: user-sweep
+    users: [1, 2]
+`
+
+// edit replaces the first occurrence of old in minimal.
+func edit(old, new string) string {
+	if !strings.Contains(minimal, old) {
+		panic("minimal has no " + old)
+	}
+	return strings.Replace(minimal, old, new, 1)
+}
+
+func TestParseDefaults(t *testing.T) {
+	s := mustParse(t, minimal)
+	tg := s.Targets[0]
+	if tg.Kind != "managed" || tg.Engine != "postgres" {
+		t.Errorf("target kind %q engine %q, want managed postgres", tg.Kind, tg.Engine)
+	}
+	w := s.Workload
+	if w.Mode != "procedures" || w.Restore != "each-step" || w.Warehouses != 2 {
+		t.Errorf("workload %+v, want procedures, each-step, 2 warehouses", w)
+	}
+	e := s.Experiments[0]
+	if e.Name != "user-sweep" || e.Repeats != 1 || e.Ramp.Duration != 2*time.Minute || e.Duration.Duration != 5*time.Minute {
+		t.Errorf("experiment name %q repeats %d ramp %v duration %v, want user-sweep 1 2m 5m", e.Name, e.Repeats, e.Ramp, e.Duration)
+	}
+	if s.Metrics.Interval.Duration != time.Second || s.Metrics.IOLatency != "auto" {
+		t.Errorf("metrics %+v, want 1s auto", s.Metrics)
+	}
+
+	s = mustParse(t, minimal+`  - kind: storage-profiles
+    profiles: [sql-data-8k]
+  - kind: backup-restore
+`)
+	if e := s.Experiments[1]; e.Size.Bytes != 1<<30 || e.Runtime.Duration != 30*time.Second {
+		t.Errorf("storage-profiles size %d runtime %v, want 1GB 30s", e.Size.Bytes, e.Runtime)
+	}
+	if e := s.Experiments[2]; e.Cycles != 3 || e.Method != "physical" {
+		t.Errorf("backup-restore cycles %d method %q, want 3 physical", e.Cycles, e.Method)
+	}
+}
+
+// Values given as zero stay zero (or are refused): a default only fills what the file
+// leaves out.
+func TestParseExplicitZero(t *testing.T) {
+	s := mustParse(t, edit("    users: [1, 2]\n", "    users: [1, 2]\n    ramp: 0s\n"))
+	if s.Experiments[0].Ramp.Duration != 0 {
+		t.Errorf("ramp: 0s became %v", s.Experiments[0].Ramp)
+	}
+	// An empty value is as if left out.
+	s = mustParse(t, edit("    users: [1, 2]\n", "    users: [1, 2]\n    ramp:\n"))
+	if s.Experiments[0].Ramp.Duration != DefaultRamp {
+		t.Errorf("empty ramp: became %v, want the default", s.Experiments[0].Ramp)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	withMemTotal(t, 16<<30)
+	cases := []struct {
+		name string
+		text string
+		line int
+		want string
+	}{
+		// Strict YAML.
+		{"unknown top key", edit("workload:", "worklaod:\n  x: 1\nworkload:"), 5, `unknown key "worklaod" in the study (did you mean "workload"?)`},
+		{"unknown target key", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n    walpath: /mnt/wal\n"), 5, `unknown key "walpath" in a target (did you mean "wal_path"?)`},
+		{"unknown key, no near match", edit("    users: [1, 2]\n", "    users: [1, 2]\n    zzzzzz: 1\n"), 10, "known keys: name, kind, targets"},
+		{"unknown replica key", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n    replica:\n      path: /r\n      synchronous: true\n"), 7, `unknown key "synchronous" in replica`},
+		{"wrong type", edit("warehouses: 2", "warehouses: lots"), 6, `warehouses: expected a whole number, got text "lots" (e.g. 10`},
+		{"list expected", edit("users: [1, 2]", "users: [1, 2]\n    targets: nvme"), 10, "targets: expected a list, got text"},
+		{"key twice", edit("  warehouses: 2\n", "  warehouses: 2\n  warehouses: 3\n"), 7, `"warehouses" given twice`},
+		{"syntax", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n   bad: [\n"), 5, "not valid YAML"},
+		{"tab", edit("    path: /mnt/nvme\n", "\tpath: /mnt/nvme\n"), 4, "spaces, not tabs"},
+		{"second document", minimal + "---\nname: u\n", 10, "a second YAML document"},
+		{"syntax in a second document", minimal + "---\nname: [\n", 11, "not valid YAML"},
+		{"mapping for a list", edit("targets:\n  - name: nvme\n    path: /mnt/nvme", "targets:\n  name: nvme\n  path: /mnt/nvme"), 3, `targets: expected a list, got a mapping (one item per line starting with "- "`},
+
+		// Durations, sizes and users.
+		{"duration without unit", edit("users: [1, 2]", "users: [1, 2]\n    ramp: 90"), 10, "duration 90 has no unit"},
+		{"duration not a duration", edit("users: [1, 2]", "users: [1, 2]\n    duration: soon"), 10, `"soon" is not a duration`},
+		{"negative duration", edit("users: [1, 2]", "users: [1, 2]\n    ramp: -5s"), 10, "duration -5s is negative"},
+		{"size not a size", edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: big"), 5, `"big" is not a size`},
+		{"users zero", edit("users: [1, 2]", "users: [0, 2]"), 9, "user count 0 is out of range"},
+		{"users text", edit("users: [1, 2]", "users:\n      - 1\n      - many"), 11, `expected a user count, got text "many"`},
+		{"users empty list", edit("users: [1, 2]", "users: []"), 9, "users is an empty list"},
+		{"users unknown series", edit("users: [1, 2]", "users:\n      fib: 89"), 10, `unknown key "fib" in users`},
+		{"users two series", edit("users: [1, 2]", "users:\n      fibonacci: 89\n      powers: 64"), 11, "both fibonacci and powers"},
+		{"users no series", edit("users: [1, 2]", "users:\n      extra: [3]"), 10, "no fibonacci: N or powers: N"},
+		{"users series zero", edit("users: [1, 2]", "users: {powers: 0}"), 9, "user count 0 is out of range"},
+		{"users too many", edit("users: [1, 2]", "users: {fibonacci: 1000000}"), 9, "out of range"},
+		{"users extra zero", edit("users: [1, 2]", "users:\n      powers: 8\n      extra: [89, 0]"), 11, "user count 0"},
+		{"users extra mapping", edit("users: [1, 2]", "users:\n      powers: 8\n      extra: {a: 1}"), 11, "extra is a mapping"},
+		{"users key twice", edit("users: [1, 2]", "users:\n      powers: 8\n      powers: 16"), 11, "powers given twice, first at line 10"},
+
+		// The study.
+		{"no name", strings.Replace(minimal, "name: t\n", "description: x\n", 1), 1, "the study has no name"},
+		{"bad name", edit("name: t", "name: my study"), 1, `name "my study" is not a study name`},
+		{"no targets", strings.Replace(minimal, "targets:\n  - name: nvme\n    path: /mnt/nvme\n", "targets: []\n", 1), 2, "the study has no targets"},
+		{"syntax in a long list", edit("users: [1, 2]", "users:\n      - 1\n      - 2\n      - 3\n     - 4"), 13, "not valid YAML"},
+		{"unclosed quote", edit("path: /mnt/nvme", "path: \"/mnt/nvme"), 4, "not valid YAML"},
+		{"no experiments", strings.Replace(minimal, "  - kind: user-sweep\n    users: [1, 2]\n", "", 1), 7, "the study has no experiments"},
+		{"empty file", "# nothing yet\n", 1, "the file is empty"},
+
+		// Targets.
+		{"target no name", edit("  - name: nvme\n    path", "  - path"), 3, "target 1 has no name"},
+		{"target upper case", edit("name: nvme", "name: NVMe"), 3, `target name "NVMe" is not allowed`},
+		{"target name twice", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n  - name: nvme\n    path: /mnt/other\n"), 5, `target name "nvme" is used twice (the first is at line 3`},
+		{"target kind", edit("path: /mnt/nvme", "path: /mnt/nvme\n    kind: cloud"), 5, `target kind "cloud" is unknown`},
+		{"managed no path", edit("    path: /mnt/nvme\n", "    memory: 1GB\n"), 3, "managed target nvme has no path"},
+		{"relative path", edit("path: /mnt/nvme", "path: mnt/nvme"), 4, `path "mnt/nvme" is not an absolute path`},
+		{"relative wal_path", edit("path: /mnt/nvme", "path: /mnt/nvme\n    wal_path: wal"), 5, `wal_path "wal" is not an absolute path`},
+		{"wal_path is path", edit("path: /mnt/nvme", "path: /mnt/nvme\n    wal_path: /mnt/nvme/"), 5, "wal_path /mnt/nvme/ is also target nvme's path"},
+		{"two targets one path", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n  - name: sata\n    path: /mnt/nvme\n"), 6, "path /mnt/nvme is also target nvme's path"},
+		{"engine not managed", edit("path: /mnt/nvme", "path: /mnt/nvme\n    engine: oracle"), 5, `engine "oracle" cannot be managed`},
+		{"memory too small", edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: 32MB"), 5, "memory 32MB is too small"},
+		{"memory above machine", edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: 32GB"), 5, "memory 32GB is more than this machine's 16GB"},
+		{"cpus syntax", edit("path: /mnt/nvme", "path: /mnt/nvme\n    cpus: 0 - 3"), 5, `cpus "0 - 3" is not a CPU list`},
+		{"cpus backwards", edit("path: /mnt/nvme", "path: /mnt/nvme\n    cpus: 0,3-1"), 5, "has the range 3-1 backwards"},
+		{"replica no path", edit("path: /mnt/nvme", "path: /mnt/nvme\n    replica:\n      sync: true"), 5, "the replica of nvme has no path"},
+		{"replica path relative", edit("path: /mnt/nvme", "path: /mnt/nvme\n    replica: {path: r}"), 5, `replica.path "r" is not an absolute path`},
+		{"dsn on managed", edit("path: /mnt/nvme", "path: /mnt/nvme\n    dsn: postgres://u@h/db"), 5, "dsn is for external targets"},
+		{"external no dsn", edit("path: /mnt/nvme", "kind: external"), 3, "external target nvme has no dsn"},
+		{"external with path", edit("path: /mnt/nvme", "path: /mnt/nvme\n    kind: external\n    dsn: postgres://u@h/db"), 4, "path is for managed targets"},
+		{"external dsn password", edit("path: /mnt/nvme", "kind: external\n    dsn: postgres://bench:secret@db1:5432/tpcc"), 5, "dsn of nvme holds a password (a study file is stored with the results: remove the password and name an environment variable that holds it with password_env)"},
+		{"external dsn password param", edit("path: /mnt/nvme", "kind: external\n    dsn: postgres://bench@db1/tpcc?password=x"), 5, "holds a password"},
+		{"external dsn not URL", edit("path: /mnt/nvme", "kind: external\n    dsn: host=db1 user=bench"), 5, "is not a URL"},
+		{"password_env not a name", edit("path: /mnt/nvme", "kind: external\n    dsn: postgres://bench@db1/tpcc\n    password_env: s3cr=t"), 6, `password_env "s3cr=t" is not an environment variable name`},
+		{"password_env without user", edit("path: /mnt/nvme", "kind: external\n    dsn: postgres://db1/tpcc\n    password_env: PGPASSWORD"), 5, "has no user for the password"},
+		{"metrics_host not http", edit("path: /mnt/nvme", "kind: external\n    dsn: postgres://bench@db1/tpcc\n    metrics_host: db1:9100"), 6, "is not an http URL"},
+
+		// Workload.
+		{"no workload", strings.Replace(minimal, "workload:\n  warehouses: 2\n", "", 1), 1, "the workload has no warehouses"},
+		{"no warehouses", edit("  warehouses: 2\n", "  mode: sql\n"), 5, "the workload has no warehouses"},
+		{"warehouses zero", edit("warehouses: 2", "warehouses: 0"), 6, "warehouses 0 is too few"},
+		{"mode", edit("warehouses: 2", "warehouses: 2\n  mode: tcl"), 7, `mode "tcl" is unknown`},
+		{"restore", edit("warehouses: 2", "warehouses: 2\n  restore: sometimes"), 7, `restore "sometimes" is unknown`},
+
+		// Experiments.
+		{"no kind", edit("  - kind: user-sweep\n", "  - name: x\n"), 8, "experiment 1 has no kind"},
+		{"unknown kind", edit("kind: user-sweep", "kind: tpch"), 8, `experiment kind "tpch" is unknown`},
+		{"experiment name", edit("kind: user-sweep", "kind: user-sweep\n    name: Sweep 1"), 9, `experiment name "Sweep 1" is not allowed`},
+		{"experiment name twice", minimal + "  - kind: user-sweep\n    users: [4]\n", 10, `experiment name "user-sweep" is used twice (the first is at line 8`},
+		{"unknown target", edit("users: [1, 2]", "users: [1, 2]\n    targets: [nvme, sata]"), 10, `the user-sweep experiment names target "sata", which the study does not have (use one of the names under targets: nvme)`},
+		{"target listed twice", edit("users: [1, 2]", "users: [1, 2]\n    targets:\n      - nvme\n      - nvme"), 12, "target nvme is listed twice"},
+		{"sweep no users", edit("    users: [1, 2]\n", "    ramp: 1s\n"), 8, "the user-sweep experiment has no users (add users:"},
+		{"null users", edit("users: [1, 2]", "users:"), 9, "has no users"},
+		{"repeats zero", edit("users: [1, 2]", "users: [1, 2]\n    repeats: 0"), 10, "repeats 0 is too few"},
+		{"duration too short", edit("users: [1, 2]", "users: [1, 2]\n    duration: 500ms"), 10, "duration 500ms is too short"},
+		{"knob of another kind", edit("users: [1, 2]", "users: [1, 2]\n    profiles: [sql-data-8k]"), 10, "profiles does not apply to a user-sweep experiment"},
+		{"memory-sweep no memory", edit("kind: user-sweep", "kind: memory-sweep"), 8, "the memory-sweep experiment has no memory values"},
+		{"memory-sweep small", edit("kind: user-sweep", "kind: memory-sweep\n    memory: [1GB, 16MB]"), 9, "memory 16MB is too small"},
+		{"memory-sweep above machine", edit("kind: user-sweep", "kind: memory-sweep\n    memory:\n      - 1GB\n      - 64GB"), 11, "memory 64GB is more than this machine's 16GB"},
+		{"memory-sweep twice", edit("kind: user-sweep", "kind: memory-sweep\n    memory:\n      - 1GB\n      - 1024MB"), 11, "memory 1GB is listed twice (the first is at line 10)"},
+		{"cpu-sweep no cpus", edit("kind: user-sweep", "kind: cpu-sweep"), 8, "the cpu-sweep experiment has no cpu sets"},
+		{"cpu-sweep syntax", edit("kind: user-sweep", "kind: cpu-sweep\n    cpus:\n      - 0-3\n      - 0-"), 11, `cpus "0-" is not a CPU list`},
+		{"cpu-sweep twice", edit("kind: user-sweep", "kind: cpu-sweep\n    cpus: [0-1, 0-1]"), 9, "cpus 0-1 is listed twice"},
+		{"profiles none", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n"), 8, "the storage-profiles experiment has no profiles"},
+		{"profile unknown", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles:\n      - sql-data-8k\n      - diskspd\n"), 11, `fio profile "diskspd" is unknown (use one of hcibench-4k-70r, sql-data-8k`},
+		{"profile twice", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles: [log-seq, log-seq]\n"), 9, "profile log-seq is listed twice"},
+		{"fio size", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles: [log-seq]\n    size: 4KB\n"), 10, "size 4KB is too small"},
+		{"fio runtime", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles: [log-seq]\n    runtime: 0s\n"), 10, "runtime 0s is too short"},
+		{"cycles", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: backup-restore\n    cycles: 0\n"), 9, "cycles 0 is too few"},
+		{"method", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: backup-restore\n    method: snapshot\n"), 9, `method "snapshot" is unknown`},
+		{"replication without replica", edit("kind: user-sweep", "kind: replication"), 8, "the replication experiment has no target to run on (it runs on targets that are managed with a replica"},
+		{"replication names target without replica", edit("kind: user-sweep", "kind: replication\n    targets: [nvme]"), 9, "replication cannot run on target nvme: it has no replica (give the target a replica:"},
+
+		// Experiments that only managed targets can run.
+		{"memory-sweep on external", externalOnly("  - kind: memory-sweep\n    memory: [1GB]\n    users: [1]\n    targets: [ext]\n"), 12, "memory-sweep cannot run on target ext: it is external"},
+		{"cpu-sweep without managed targets", externalOnly("  - kind: cpu-sweep\n    cpus: [0]\n    users: [1]\n"), 9, "the cpu-sweep experiment has no target to run on (it runs on targets that are managed,"},
+		{"storage-profiles without managed targets", externalOnly("  - kind: storage-profiles\n    profiles: [log-seq]\n"), 9, "the storage-profiles experiment has no target to run on"},
+		{"storage-profiles on external", externalOnly("  - kind: storage-profiles\n    profiles: [log-seq]\n    targets: [ext]\n"), 11, "storage-profiles cannot run on target ext: it is external, so it has no path"},
+		{"backup-restore without managed targets", externalOnly("  - kind: backup-restore\n"), 9, "the backup-restore experiment has no target to run on"},
+
+		// Metrics.
+		{"interval", minimal + "metrics:\n  interval: 50ms\n", 11, "interval 50ms is too short"},
+		{"io_latency", minimal + "metrics:\n  io_latency: maybe\n", 11, `io_latency "maybe" is unknown`},
+		{"metrics key", minimal + "metrics:\n  latency: on\n", 11, `unknown key "latency" in metrics`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { parseFails(t, c.text, c.line, c.want) })
+	}
+}
+
+// externalOnly is a study of one external target and the experiment given:
+//
+//	1 name, 2 targets, 3 name, 4 kind, 5 dsn, 6 workload, 7 warehouses,
+//	8 experiments, 9 the experiment's first line
+func externalOnly(experiment string) string {
+	return `name: t
+targets:
+  - name: ext
+    kind: external
+    dsn: postgres://bench@db1:5432/tpcc
+workload:
+  warehouses: 2
+experiments:
+` + experiment
+}
+
+// The earliest problem in the file is the one reported, whichever check finds it.
+func TestParseReportsEarliestError(t *testing.T) {
+	text := edit("warehouses: 2", "warehouses: 0") // line 6
+	text = strings.Replace(text, "name: nvme", "name: NVMe", 1)
+	parseFails(t, text, 3, `target name "NVMe"`)
+
+	// A decoding problem comes before any check, and the first one by line wins.
+	text = edit("users: [1, 2]", "users: [1, 0]\n    bogus: 1")
+	parseFails(t, strings.Replace(text, "name: t", "name: bad name", 1), 9, "user count 0")
+}
+
+// Marks of YAML's document syntax around the one study are fine.
+func TestParseDocumentMarkers(t *testing.T) {
+	for _, text := range []string{"---\n" + minimal, minimal + "---\n", minimal + "...\n"} {
+		mustParse(t, text)
+	}
+}
+
+func TestParseUsers(t *testing.T) {
+	cases := []struct {
+		users string
+		want  []int
+	}{
+		{"[8, 1, 2, 2, 4]", []int{1, 2, 4, 8}},
+		{"8", []int{8}},
+		{"{fibonacci: 89}", []int{1, 2, 3, 5, 8, 13, 21, 34, 55, 89}},
+		{"{fibonacci: 100}", []int{1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 100}},
+		{"{fibonacci: 1}", []int{1}},
+		{"{fibonacci: 2}", []int{1, 2}},
+		{"{powers: 128, extra: [89]}", []int{1, 2, 4, 8, 16, 32, 64, 89, 128}},
+		{"{powers: 100}", []int{1, 2, 4, 8, 16, 32, 64, 100}},
+		{"{powers: 8, extra: [3, 4, 200]}", []int{1, 2, 3, 4, 8, 200}},
+		{"{powers: 4, extra: 6}", []int{1, 2, 4, 6}},
+		{"\n      fibonacci: 8\n      extra:\n        - 10\n        - 1", []int{1, 2, 3, 5, 8, 10}},
+	}
+	for _, c := range cases {
+		s := mustParse(t, edit("users: [1, 2]", "users: "+c.users))
+		if got := s.Experiments[0].Users.Values; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("users: %s = %v, want %v", c.users, got, c.want)
+		}
+	}
+}
+
+func TestParseUsersSeries(t *testing.T) {
+	if got := fibonacciUpTo(89); !reflect.DeepEqual(got, []int{1, 2, 3, 5, 8, 13, 21, 34, 55, 89}) {
+		t.Errorf("fibonacciUpTo(89) = %v", got)
+	}
+	if got := powersUpTo(128); !reflect.DeepEqual(got, []int{1, 2, 4, 8, 16, 32, 64, 128}) {
+		t.Errorf("powersUpTo(128) = %v", got)
+	}
+	if got := powersUpTo(MaxUsers); len(got) != 18 || got[17] != MaxUsers {
+		t.Errorf("powersUpTo(MaxUsers) = %v", got)
+	}
+}
+
+func TestParseDurationsAndSizes(t *testing.T) {
+	for text, want := range map[string]time.Duration{"90s": 90 * time.Second, "5m": 5 * time.Minute, "1h30m": 90 * time.Minute, "0s": 0, "1500ms": 1500 * time.Millisecond} {
+		s := mustParse(t, edit("users: [1, 2]", "users: [1, 2]\n    ramp: "+text))
+		if got := s.Experiments[0].Ramp.Duration; got != want {
+			t.Errorf("ramp: %s = %v, want %v", text, got, want)
+		}
+	}
+	withMemTotal(t, 1<<40)
+	for text, want := range map[string]int64{"2GB": 2 << 30, "512MB": 512 << 20, "1.5GB": 1536 << 20, "1TB": 1 << 40, "64MB": 64 << 20} {
+		s := mustParse(t, edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: "+text))
+		if got := s.Targets[0].Memory.Bytes; got != want {
+			t.Errorf("memory: %s = %d, want %d", text, got, want)
+		}
+	}
+}
+
+// Anchors and merge keys are YAML's way to share settings; a merged value counts as
+// given, so no default overwrites it.
+func TestParseMergeKeys(t *testing.T) {
+	s := mustParse(t, `name: t
+targets:
+  - name: nvme
+    path: /mnt/nvme
+workload:
+  warehouses: 2
+experiments:
+  - &sweep
+    kind: user-sweep
+    users: {fibonacci: 8}
+    ramp: 0s
+    repeats: 2
+  - <<: *sweep
+    name: again
+`)
+	e := s.Experiments[1]
+	if e.Ramp.Duration != 0 || e.Repeats != 2 || len(e.Users.Values) != 5 {
+		t.Errorf("merged experiment ramp %v repeats %d users %v, want 0s, 2, 1..8", e.Ramp, e.Repeats, e.Users.Values)
+	}
+}
+
+func TestLoadTestdata(t *testing.T) {
+	cases := []struct {
+		file string
+		line int
+		want string
+	}{
+		{"unknown-key.yaml", 14, `unknown key "repeat" in an experiment (did you mean "repeats"?)`},
+		{"password-in-dsn.yaml", 8, "holds a password"},
+		{"storage-profiles-no-target.yaml", 15, `the storage-profiles experiment "fio" has no target to run on`},
+	}
+	for _, c := range cases {
+		path := filepath.Join("testdata", c.file)
+		_, err := Load(path)
+		if err == nil {
+			t.Errorf("%s: loaded without error", path)
+			continue
+		}
+		checkLineError(t, err, path, c.line, c.want)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Load of a missing file: %v", err)
+	}
+}
+
+func TestLoadReadMemTotal(t *testing.T) {
+	if _, err := os.Stat("/proc/meminfo"); err != nil {
+		t.Skip("no /proc/meminfo")
+	}
+	total, err := readMemTotal()
+	if err != nil || total < 64<<20 {
+		t.Errorf("readMemTotal() = %d, %v", total, err)
+	}
+}
+
+// The machine's size only matters when it is known.
+func TestParseMemoryWithoutMeminfo(t *testing.T) {
+	old := memTotal
+	memTotal = func() (int64, error) { return 0, errors.New("no meminfo") }
+	defer func() { memTotal = old }()
+	mustParse(t, edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: 64TB"))
+}
+
+func TestParseTreeLookup(t *testing.T) {
+	s := `a: 1
+list:
+  - x: 1
+    y:
+      - p
+      - q
+  - x: 2
+`
+	var c checker
+	top := mustNode(t, s)
+	c.doc = tree{top}
+	for path, want := range map[string]int{"a": 1, "list": 2, "list[0]": 3, "list[0].y": 4, "list[0].y[1]": 6, "list[1].x": 7,
+		"list[1].z": 7, "list[5]": 2, "missing": 1, "list[0].y[1].deeper": 6} {
+		if got := c.doc.line(path); got != want {
+			t.Errorf("line(%q) = %d, want %d", path, got, want)
+		}
+	}
+	if !c.doc.has("list[0].y[0]") || c.doc.has("list[1].y") || c.doc.has("nope") {
+		t.Error("has is wrong")
+	}
+}
+
+func TestParseLineErrorForm(t *testing.T) {
+	e := &LineError{File: "s.yaml", Line: 3, Msg: "bad (fix it)"}
+	if e.Error() != "s.yaml:3: bad (fix it)" || !errors.Is(e, engine.ErrInput) {
+		t.Errorf("LineError = %q", e.Error())
+	}
+	e.Line = 0
+	if e.Error() != "s.yaml: bad (fix it)" {
+		t.Errorf("LineError without a line = %q", e.Error())
+	}
+}
+
+func TestExamplesLoad(t *testing.T) {
+	withMemTotal(t, 1<<40)
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"backup-restore.yaml", "big-schema-stress.yaml", "hdd-vs-ssd-vcores.yaml", "local-vs-remote-sync-replica.yaml",
+		"memory-variants.yaml", "nvme-vs-sata-user-sweep.yaml"}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+		s, err := Load(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		steps := Plan(s)
+		if len(steps) == 0 {
+			t.Errorf("%s: no steps", f)
+		}
+		var total time.Duration
+		for _, st := range steps {
+			total += st.Estimate
+		}
+		t.Logf("%s: %d steps, ~%s", filepath.Base(f), len(steps), roughDuration(total))
+	}
+	for _, w := range want {
+		if !strings.Contains(strings.Join(names, " "), w) {
+			t.Errorf("examples/%s is missing", w)
+		}
+	}
+}

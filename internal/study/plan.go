@@ -1,0 +1,311 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fio"
+)
+
+// Step is one unit of a study, in the order it runs; a measured step's result is
+// stored under its ID, which stays the same across runs of the same study file, so a
+// study that is run again resumes after its last stored step.
+type Step struct {
+	Seq        int    `json:"seq"` // 1-based position in the plan
+	ID         string `json:"id"`
+	Target     string `json:"target"`
+	Experiment string `json:"experiment"`
+	Kind       string `json:"kind"`
+
+	// The instance variant the step needs (memory-sweep, cpu-sweep, replication):
+	// zero values are the target's own settings.
+	Memory      int64  `json:"memory_bytes,omitempty"`
+	CPUs        string `json:"cpus,omitempty"`
+	WithReplica bool   `json:"with_replica,omitempty"`
+
+	// A TPROC-C run (user-sweep, memory-sweep, cpu-sweep, replication).
+	Users    int           `json:"users,omitempty"`
+	Repeat   int           `json:"repeat,omitempty"` // 1-based
+	Ramp     time.Duration `json:"ramp,omitempty"`
+	Duration time.Duration `json:"duration,omitempty"`
+
+	// storage-profiles: one fio profile on one of the target's paths.
+	Profile  string        `json:"profile,omitempty"`
+	PathRole string        `json:"path_role,omitempty"` // "data" or "wal"
+	Size     int64         `json:"size,omitempty"`
+	Runtime  time.Duration `json:"runtime,omitempty"`
+
+	// backup-restore: one backup-then-restore cycle.
+	Cycle  int    `json:"cycle,omitempty"` // 1-based
+	Method string `json:"method,omitempty"`
+
+	// Estimate is the step's expected wall time, restore included.
+	Estimate time.Duration `json:"estimate"`
+}
+
+// Plan lists every step of a study, checked and with its defaults filled in by Load
+// or Parse, in the order they run: experiment by experiment as the file lists them,
+// and within one, target by target (in the order the experiment names them, else the
+// file's). A user sweep runs whole once per repeat (repeat 1: users 1, 2, 4, …;
+// then repeat 2: …) rather than repeating each point in a row, as HammerDB's
+// autopilot and the papers' averaged runs did: a drift of the machine over the hours
+// then spreads over every point instead of biasing the high user counts.
+func Plan(s *Study) []Step {
+	var steps []Step
+	for i := range s.Experiments {
+		e := &s.Experiments[i]
+		for _, t := range experimentTargets(s, e) {
+			steps = appendSteps(steps, s, e, t)
+		}
+	}
+	for i := range steps {
+		steps[i].Seq = i + 1
+	}
+	return steps
+}
+
+// appendSteps adds one experiment's steps on one target. IDs read like the step they
+// name and hold only what the file says (names and values, never positions), so a
+// study edited by adding users or repeats still resumes after the steps it stored.
+func appendSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step {
+	base := Step{Target: t.Name, Experiment: e.Name, Kind: e.Kind}
+	id := t.Name + "/" + e.Name
+	switch e.Kind {
+	case UserSweep:
+		steps = sweepSteps(steps, s, e, t, base, id)
+	case MemorySweep:
+		for _, m := range e.Memory {
+			b := base
+			b.Memory = m.Bytes
+			steps = sweepSteps(steps, s, e, t, b, id+"/memory="+sizeText(m.Bytes))
+		}
+	case CPUSweep:
+		for _, set := range e.CPUs {
+			b := base
+			b.CPUs = set
+			steps = sweepSteps(steps, s, e, t, b, id+"/cpus="+set)
+		}
+	case Replication:
+		steps = sweepSteps(steps, s, e, t, base, id+"/standalone")
+		b := base
+		b.WithReplica = true
+		steps = sweepSteps(steps, s, e, t, b, id+"/replica")
+	case StorageProfiles:
+		roles := []string{"data"}
+		if t.WALPath != "" {
+			roles = append(roles, "wal")
+		}
+		for _, name := range e.Profiles {
+			for _, role := range roles {
+				b := base
+				b.ID = id + "/" + name + "/" + role
+				b.Profile, b.PathRole = name, role
+				b.Size, b.Runtime = e.Size.Bytes, e.Runtime.Duration
+				b.Estimate = time.Duration(profilePoints(name)) * e.Runtime.Duration
+				steps = append(steps, b)
+			}
+		}
+	case BackupRestore:
+		for c := 1; c <= e.Cycles; c++ {
+			b := base
+			b.ID = fmt.Sprintf("%s/cycle=%d", id, c)
+			b.Cycle, b.Method = c, e.Method
+			b.Estimate = backupRestoreEstimate(s.Workload.Warehouses) + stepRestore(s, t)
+			steps = append(steps, b)
+		}
+	}
+	return steps
+}
+
+func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id string) []Step {
+	for rep := 1; rep <= e.Repeats; rep++ {
+		for _, users := range e.Users.Values {
+			b := base
+			b.ID = fmt.Sprintf("%s/users=%d/rep=%d", id, users, rep)
+			b.Users, b.Repeat = users, rep
+			b.Ramp, b.Duration = e.Ramp.Duration, e.Duration.Duration
+			b.Estimate = b.Ramp + b.Duration + stepRestore(s, t)
+			steps = append(steps, b)
+		}
+	}
+	return steps
+}
+
+// stepRestore is the restore of the base image that precedes a step on a managed
+// target; an external database is used as it is.
+func stepRestore(s *Study, t *Target) time.Duration {
+	if s.Workload.Restore == "never" || t.Kind == "external" {
+		return 0
+	}
+	return restoreEstimate(s.Workload.Warehouses)
+}
+
+func profilePoints(name string) int {
+	for _, p := range fio.Profiles {
+		if p.Name == name {
+			return len(p.Points)
+		}
+	}
+	return 1
+}
+
+// The estimates below are rates measured on the development machine (2 vCPUs, a
+// virtio disk, PostgreSQL 15, storbench's own build, backup and restore): a build
+// took 14.5 s for 10 warehouses and 38.8 s for 30; a physical backup 2-4 s and
+// 4.7-7.8 s; a restore 2.1 s and 4.9-7.1 s. The restore rates are rounded up, as
+// the storage under test is often slower than that disk; slower storage takes longer,
+// which is what a study is there to show, so a plan's total is a guide to plan a
+// night by, not a promise.
+
+// BuildEstimate is how long building a target's schema takes: about 1.2 s per
+// warehouse, plus 2 s for the server and the procedures (keeping the base image adds
+// about a backup's time, 0.2 s per warehouse, which this leaves out).
+func BuildEstimate(warehouses int) time.Duration {
+	return time.Duration(warehouses)*1200*time.Millisecond + 2*time.Second
+}
+
+// restoreEstimate is how long restoring the base image before a step takes: about
+// 0.3 s per warehouse copied back, plus 2 s to stop and start the server.
+func restoreEstimate(warehouses int) time.Duration {
+	return time.Duration(warehouses)*300*time.Millisecond + 2*time.Second
+}
+
+// backupRestoreEstimate is one backup-then-restore cycle: each way about 0.25 s per
+// warehouse plus 1 s.
+func backupRestoreEstimate(warehouses int) time.Duration {
+	return 2 * (time.Duration(warehouses)*250*time.Millisecond + time.Second)
+}
+
+// WritePlan prints what a study will do, step by step, with estimated durations and
+// the total, so a night of runs can be judged before it starts.
+func WritePlan(w io.Writer, s *Study, steps []Step) error {
+	width := 0
+	for _, t := range s.Targets {
+		width = max(width, len(t.Name))
+	}
+	pad := func(name string) string { return fmt.Sprintf("%-*s", width, name) }
+
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "study %s: %d targets, %d experiments, %d steps, %d warehouses\n",
+		s.Name, len(s.Targets), len(s.Experiments), len(steps), s.Workload.Warehouses)
+	b.WriteString("targets:\n")
+	for _, t := range s.Targets {
+		fmt.Fprintf(b, "  %s  %s\n", pad(t.Name), describeTarget(t))
+	}
+
+	// Every target with a step is prepared, its schema built, before its first step.
+	var builds time.Duration
+	b.WriteString("builds:\n")
+	for _, t := range s.Targets {
+		if !slices.ContainsFunc(steps, func(st Step) bool { return st.Target == t.Name }) {
+			continue
+		}
+		d := BuildEstimate(s.Workload.Warehouses)
+		builds += d
+		image := " + base image"
+		if t.Kind == "external" {
+			image = " (external: built unless it holds them, no base image)"
+		}
+		fmt.Fprintf(b, "  %s  build %d warehouses%s  (~%s)\n", pad(t.Name), s.Workload.Warehouses, image, roughDuration(d))
+	}
+
+	var total time.Duration
+	b.WriteString("steps:\n")
+	seqWidth := len(strconv.Itoa(len(steps)))
+	for _, st := range steps {
+		total += st.Estimate
+		fmt.Fprintf(b, "  %*d/%d  %s  %s %q  %s  (~%s)\n", seqWidth, st.Seq, len(steps), pad(st.Target), st.Kind, st.Experiment,
+			describeStep(st), roughDuration(st.Estimate))
+	}
+	fmt.Fprintf(b, "estimated total: ~%s (builds ~%s, steps ~%s)\n", roughDuration(builds+total), roughDuration(builds), roughDuration(total))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func describeTarget(t Target) string {
+	if t.Kind == "external" {
+		parts := []string{"external", engine.RedactDSN(t.DSN)}
+		if t.PasswordEnv != "" {
+			parts = append(parts, "password from $"+t.PasswordEnv)
+		}
+		if t.MetricsHost != "" {
+			parts = append(parts, "metrics from "+t.MetricsHost)
+		}
+		return strings.Join(parts, "  ")
+	}
+	parts := []string{"managed", t.Engine, t.Path}
+	if t.WALPath != "" {
+		parts = append(parts, "wal "+t.WALPath)
+	}
+	if t.Memory.Bytes > 0 {
+		parts = append(parts, "memory "+sizeText(t.Memory.Bytes))
+	}
+	if t.CPUs != "" {
+		parts = append(parts, "cpus "+t.CPUs)
+	}
+	if t.Replica != nil {
+		mode := "async"
+		if t.Replica.Sync {
+			mode = "sync"
+		}
+		parts = append(parts, fmt.Sprintf("replica %s (%s)", t.Replica.Path, mode))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func describeStep(st Step) string {
+	var parts []string
+	switch st.Kind {
+	case StorageProfiles:
+		points := profilePoints(st.Profile)
+		unit := "points"
+		if points == 1 {
+			unit = "point"
+		}
+		return fmt.Sprintf("%s on %s  %s  %s × %d %s", st.Profile, st.PathRole, sizeText(st.Size), roughDuration(st.Runtime), points, unit)
+	case BackupRestore:
+		return fmt.Sprintf("cycle %d  %s", st.Cycle, st.Method)
+	case MemorySweep:
+		parts = append(parts, "memory "+sizeText(st.Memory))
+	case CPUSweep:
+		parts = append(parts, "cpus "+st.CPUs)
+	case Replication:
+		if st.WithReplica {
+			parts = append(parts, "with replica")
+		} else {
+			parts = append(parts, "standalone")
+		}
+	}
+	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat),
+		"ramp "+roughDuration(st.Ramp), roughDuration(st.Duration))
+	return strings.Join(parts, "  ")
+}
+
+// roughDuration writes 1m32s, 2m or 3h5m: seconds are dropped from hours, where
+// they are noise in an estimate.
+func roughDuration(d time.Duration) string {
+	if d%time.Second != 0 && d < time.Minute {
+		return d.String()
+	}
+	d = d.Round(time.Second)
+	if d >= time.Hour {
+		d = d.Round(time.Minute)
+	}
+	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var out string
+	if h > 0 {
+		out += fmt.Sprintf("%dh", h)
+	}
+	if m > 0 {
+		out += fmt.Sprintf("%dm", m)
+	}
+	if sec > 0 || out == "" {
+		out += fmt.Sprintf("%ds", sec)
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package study
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/metrics"
+)
+
+// Find returns a stored step by its number or its id.
+func (s *Store) Find(key string) (*StepResult, error) {
+	steps, err := s.Steps()
+	if err != nil {
+		return nil, err
+	}
+	seq, _ := strconv.Atoi(key)
+	for i := range steps {
+		if steps[i].Step.ID == key || steps[i].Step.Seq == seq {
+			return &steps[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no stored step %q in %s (see storbench results list %s)", engine.ErrInput, key, s.Dir, s.Dir)
+}
+
+// headline is a step's one-line summary.
+func headline(r *StepResult) string {
+	switch {
+	case r.Run != nil:
+		line := fmt.Sprintf("NOPM %.0f  TPM %.0f (database)  new-order p95 %.2f ms", r.Run.NOPMDB, r.Run.TPMDB, r.Run.Transactions.NewOrder.P95Ms)
+		if sys := r.Run.System; sys != nil && sys.Summary.CPU != nil {
+			line += fmt.Sprintf("  cpu idle %.0f%%", sys.Summary.CPU.Idle)
+		}
+		return line
+	case len(r.Fio) > 0 && len(r.Fio[0].Points) > 0:
+		p := r.Fio[0].Points[0]
+		return fmt.Sprintf("%s: %.0f IOPS %.1f MB/s (first of %d points)", p.Name, p.IOPS, p.MBps, len(r.Fio[0].Points))
+	case r.Backup != nil && r.Restore != nil:
+		return fmt.Sprintf("backup %.1f s (%.0f MB/s), restore %.1f s (%.0f MB/s)", r.Backup.Seconds, r.Backup.MBps, r.Restore.Seconds, r.Restore.MBps)
+	}
+	return ""
+}
+
+// WriteList prints the plan with each step's status and headline figures.
+func WriteList(out io.Writer, s *Store) error {
+	plan, err := s.Plan()
+	if err != nil {
+		return err
+	}
+	steps, err := s.Steps()
+	if err != nil {
+		return err
+	}
+	byID := map[string]*StepResult{}
+	for i := range steps {
+		byID[steps[i].Step.ID] = &steps[i]
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "step\tid\tstatus\tfigures\n")
+	for _, p := range plan {
+		status, figures := "to run", ""
+		if r, ok := byID[p.ID]; ok {
+			status, figures = "stored "+r.Ended.Format("15:04:05"), headline(r)
+		}
+		fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", p.Seq, len(plan), p.ID, status, figures)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d of %d steps stored in %s\n", len(steps), len(plan), s.Dir)
+	return nil
+}
+
+// WriteStep prints one stored step in full.
+func WriteStep(out io.Writer, r *StepResult) error {
+	fmt.Fprintf(out, "step %d %s (%s, target %s), %s to %s\n", r.Step.Seq, r.Step.ID, r.Step.Kind, r.Step.Target,
+		r.Started.Format("2006-01-02 15:04:05"), r.Ended.Format("15:04:05"))
+	switch {
+	case r.Run != nil:
+		if err := driver.WriteText(out, r.Run); err != nil {
+			return err
+		}
+		if r.Run.System != nil {
+			metrics.WriteText(out, r.Run.System, "means over the timed window")
+		}
+	case len(r.Fio) > 0:
+		if err := fio.WriteTable(out, r.Fio); err != nil {
+			return err
+		}
+	}
+	for _, t := range []struct {
+		what string
+		tr   *Transfer
+	}{{"backup", r.Backup}, {"restore", r.Restore}} {
+		if t.tr == nil {
+			continue
+		}
+		fmt.Fprintf(out, "%s: %.1f MB in %.1f s = %.1f MB/s (MB = 10^6 bytes)\n", t.what, float64(t.tr.Bytes)/1e6, t.tr.Seconds, t.tr.MBps)
+		if t.tr.System != nil {
+			metrics.WriteText(out, t.tr.System, "means over the whole "+t.what)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(out, "note: %s\n", n)
+	}
+	return nil
+}
+
+// csvColumns are the export's columns: the step, then each kind's figures, each
+// named with its source.
+var csvColumns = []string{"seq", "id", "target", "experiment", "kind", "memory_bytes", "cpus", "with_replica", "users", "repeat",
+	"nopm_db", "tpm_db", "nopm_client", "tpm_client", "new_order_p95_ms", "new_order_p99_ms",
+	"cpu_idle_pct", "cpu_iowait_pct", "disk", "disk_read_iops", "disk_write_iops", "disk_write_await_ms", "io_p99_ms",
+	"fio_profile", "fio_point", "fio_iops", "fio_mb_s", "fio_read_p99_ms", "fio_write_p99_ms",
+	"backup_s", "backup_mb_s", "restore_s", "restore_mb_s"}
+
+// ExportCSV writes one row per stored step (one per point of a fio step).
+func ExportCSV(w io.Writer, s *Store) error {
+	steps, err := s.Steps()
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvColumns); err != nil {
+		return err
+	}
+	for i := range steps {
+		for _, row := range csvRows(&steps[i]) {
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvRows(r *StepResult) [][]string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	st := r.Step
+	row := map[string]string{"seq": strconv.Itoa(st.Seq), "id": st.ID, "target": st.Target, "experiment": st.Experiment,
+		"kind": st.Kind, "memory_bytes": strconv.FormatInt(st.Memory, 10), "cpus": st.CPUs,
+		"with_replica": strconv.FormatBool(st.WithReplica), "users": strconv.Itoa(st.Users), "repeat": strconv.Itoa(st.Repeat)}
+	if run := r.Run; run != nil {
+		row["nopm_db"], row["tpm_db"], row["nopm_client"], row["tpm_client"] = f(run.NOPMDB), f(run.TPMDB), f(run.NOPMClient), f(run.TPMClient)
+		row["new_order_p95_ms"], row["new_order_p99_ms"] = f(run.Transactions.NewOrder.P95Ms), f(run.Transactions.NewOrder.P99Ms)
+		if sys := run.System; sys != nil {
+			if c := sys.Summary.CPU; c != nil {
+				row["cpu_idle_pct"], row["cpu_iowait_pct"] = f(c.Idle), f(c.IOWait)
+			}
+			if len(sys.Summary.Disks) > 0 {
+				d := sys.Summary.Disks[0]
+				row["disk"], row["disk_read_iops"], row["disk_write_iops"], row["disk_write_await_ms"] = d.Device, f(d.ReadIOPS), f(d.WriteIOPS), f(d.WriteAwaitMs)
+			}
+			if len(sys.Summary.Latency) > 0 {
+				row["io_p99_ms"] = f(sys.Summary.Latency[0].P99Ms)
+			}
+		}
+	}
+	if r.Backup != nil && r.Restore != nil {
+		row["backup_s"], row["backup_mb_s"], row["restore_s"], row["restore_mb_s"] = f(r.Backup.Seconds), f(r.Backup.MBps), f(r.Restore.Seconds), f(r.Restore.MBps)
+	}
+	values := func(m map[string]string) []string {
+		out := make([]string, len(csvColumns))
+		for i, c := range csvColumns {
+			out[i] = m[c]
+		}
+		return out
+	}
+	var rows [][]string
+	for _, res := range r.Fio {
+		for _, p := range res.Points {
+			pr := map[string]string{"fio_profile": res.Profile, "fio_point": p.Name, "fio_iops": f(p.IOPS), "fio_mb_s": f(p.MBps),
+				"fio_read_p99_ms": f(p.Read.P99Ms), "fio_write_p99_ms": f(p.Write.P99Ms)}
+			for k, v := range row {
+				pr[k] = v
+			}
+			rows = append(rows, values(pr))
+		}
+	}
+	if len(rows) == 0 {
+		rows = append(rows, values(row))
+	}
+	return rows
+}

@@ -1,0 +1,326 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/metrics"
+)
+
+// Options are how a study runs.
+type Options struct {
+	Version string
+	// Restart clears the stored steps instead of resuming after them.
+	Restart bool
+	// Log receives one line per event (target prepared, step started and done).
+	Log io.Writer
+	// Progress, when set, is told of a run step's every second.
+	Progress func(Progress)
+	// afterStep is called after each stored step; tests interrupt a study there.
+	afterStep func(Step)
+}
+
+// Progress is the live state of a study during a run step.
+type Progress struct {
+	Step      Step
+	Of        int
+	Tick      driver.Tick
+	Remaining time.Duration // estimate of the steps not yet done
+}
+
+// runner is one execution of a study.
+type runner struct {
+	study   *Study
+	store   *Store
+	opts    Options
+	steps   []Step
+	env     Environment
+	targets map[string]*target
+}
+
+// Run runs a study into the store in dir, resuming after the steps stored there. On
+// an interruption the managed instances are stopped (a later run restarts them) and
+// the steps done stay stored; at the end the study's instances are destroyed.
+func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) error {
+	store, err := OpenStore(dir, s, file, opts.Restart)
+	if err != nil {
+		return err
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	r := &runner{study: s, store: store, opts: opts, steps: Plan(s), env: machine(opts.Version), targets: map[string]*target{}}
+	if err := store.writeJSON("plan.json", r.steps); err != nil {
+		return err
+	}
+	if err := store.writeJSON("environment.json", r.env); err != nil {
+		return err
+	}
+	done, err := store.Done()
+	if err != nil {
+		return err
+	}
+	if n := len(done); n > 0 {
+		fmt.Fprintf(opts.Log, "resuming: %d of %d steps already stored in %s\n", n, len(r.steps), dir)
+	}
+	err = r.runSteps(ctx, done)
+	r.release(context.WithoutCancel(ctx), err == nil)
+	return err
+}
+
+func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
+	for i, step := range r.steps {
+		if done[step.ID] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return r.interrupted(step, err)
+		}
+		fmt.Fprintf(r.opts.Log, "step %d/%d %s: %s\n", step.Seq, len(r.steps), step.ID, r.remaining(i))
+		res := &StepResult{Step: step, Started: time.Now()}
+		err := r.runStep(ctx, step, res)
+		if t := r.targets[step.Target]; t != nil {
+			res.RestoreSeconds = t.restoreSeconds
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return r.interrupted(step, ctx.Err())
+			}
+			return fmt.Errorf("study step %d/%d %s: %w", step.Seq, len(r.steps), step.ID, err)
+		}
+		res.Ended = time.Now()
+		if err := r.store.SaveStep(res); err != nil {
+			return err
+		}
+		if r.opts.afterStep != nil {
+			r.opts.afterStep(step)
+		}
+	}
+	fmt.Fprintf(r.opts.Log, "study %s: all %d steps stored in %s\n", r.study.Name, len(r.steps), r.store.Dir)
+	return nil
+}
+
+func (r *runner) interrupted(step Step, err error) error {
+	return fmt.Errorf("study interrupted at step %d/%d (%s): the steps before it are stored; run it again to resume: %w",
+		step.Seq, len(r.steps), step.ID, err)
+}
+
+// remaining is the estimated time of the steps from i on.
+func (r *runner) remaining(i int) string {
+	var d time.Duration
+	for _, s := range r.steps[i:] {
+		d += s.Estimate
+	}
+	return "about " + d.Round(time.Second).String() + " to go"
+}
+
+// runStep prepares the step's target and runs the step.
+func (r *runner) runStep(ctx context.Context, step Step, res *StepResult) error {
+	t, err := r.target(ctx, step.Target)
+	if err != nil {
+		return err
+	}
+	switch step.Kind {
+	case StorageProfiles:
+		return r.storageProfile(ctx, t, step, res)
+	case BackupRestore:
+		return r.backupRestore(ctx, t, step, res)
+	}
+	return r.tpcc(ctx, t, step, res)
+}
+
+// tpcc runs one point of a user sweep, on the instance variant the step asks for,
+// from the base image.
+func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult) error {
+	if err := t.ready(ctx, variantOf(t, step), r.study.Workload.Restore != "never"); err != nil {
+		return err
+	}
+	if step.WithReplica {
+		if err := t.startReplica(ctx); err != nil {
+			return err
+		}
+		defer func() {
+			if err := t.dropReplica(context.WithoutCancel(ctx)); err != nil {
+				res.Notes = append(res.Notes, "removing the replica: "+err.Error())
+			}
+		}()
+	}
+	db, err := engine.Open(ctx, t.dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	mon, err := metrics.New(ctx, r.metricsConfig(t, db))
+	if err != nil {
+		return err
+	}
+	defer mon.Close()
+	w := r.study.Workload
+	mode, _ := engine.ParseMode(w.Mode)
+	cfg := driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, AllWarehouses: w.AllWarehouses,
+		Keying: w.Keying, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5, ClientCPUs: runtime.GOMAXPROCS(0),
+		Started: func(windowStart time.Time) { mon.Start(ctx, windowStart) }}
+	if r.opts.Progress != nil {
+		remaining := r.remainingAfter(step)
+		cfg.Progress = func(tick driver.Tick) {
+			r.opts.Progress(Progress{Step: step, Of: len(r.steps), Tick: tick, Remaining: remaining + step.Ramp + step.Duration - tick.Elapsed})
+		}
+	}
+	run, err := driver.Run(ctx, db, cfg)
+	if err != nil {
+		return err
+	}
+	run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), engine.RedactDSN(t.dsn), r.opts.Version
+	run.System = mon.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
+	res.Run = run
+	fmt.Fprintf(r.opts.Log, "  %s users %d rep %d: NOPM %.0f (database counters), TPM %.0f, new-order p95 %.2f ms\n",
+		step.Target, step.Users, step.Repeat, run.NOPMDB, run.TPMDB, run.Transactions.NewOrder.P95Ms)
+	return nil
+}
+
+// remainingAfter is the estimated time of the steps after step.
+func (r *runner) remainingAfter(step Step) time.Duration {
+	var d time.Duration
+	for _, s := range r.steps[step.Seq:] {
+		d += s.Estimate
+	}
+	return d
+}
+
+// metricsConfig samples the target's directories (managed) or its host's
+// node_exporter (external, when given), and the database.
+func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.Target) metrics.Config {
+	m := r.study.Metrics
+	cfg := metrics.Config{Interval: m.Interval.Duration, IOLatency: m.IOLatency, Targets: extra}
+	if db != nil {
+		cfg.Database = db
+	}
+	if t.spec.Kind == "external" {
+		cfg.Host = t.spec.MetricsHost
+		if cfg.Host != "" {
+			cfg.Targets = nil
+			if cfg.IOLatency == "on" {
+				cfg.IOLatency = "auto"
+			}
+		}
+		return cfg
+	}
+	cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.Path, Role: "data"})
+	if t.spec.WALPath != "" {
+		cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.WALPath, Role: "wal"})
+	}
+	return cfg
+}
+
+// storageProfile runs one fio profile on one of a managed target's directories.
+func (r *runner) storageProfile(ctx context.Context, t *target, step Step, res *StepResult) error {
+	if err := t.ready(ctx, variant{}, false); err != nil {
+		return err
+	}
+	profiles, err := fio.Lookup([]string{step.Profile}, false)
+	if err != nil {
+		return err
+	}
+	dir := t.spec.Path
+	if step.PathRole == "wal" {
+		dir = t.spec.WALPath
+	}
+	results, err := fio.Run(ctx, profiles, fio.Options{Dir: dir, Size: step.Size, Runtime: step.Runtime,
+		Progress: func(profile string, done, of int, p *fio.Point) {
+			fmt.Fprintf(r.opts.Log, "  %s %d/%d %s: %.0f IOPS, %.1f MB/s\n", profile, done, of, p.Name, p.IOPS, p.MBps)
+		}})
+	res.Fio = results
+	return err
+}
+
+// backupRestore backs the loaded database up and restores it, timing both with what
+// the disks did.
+func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *StepResult) error {
+	if err := t.ready(ctx, variant{}, r.study.Workload.Restore != "never"); err != nil {
+		return err
+	}
+	how, err := instance.ParseBackupMethod(step.Method, max(1, runtime.NumCPU()))
+	if err != nil {
+		return err
+	}
+	dir := r.store.ScratchDir(fmt.Sprintf("%s-cycle-%d", t.name, step.Cycle))
+	defer os.RemoveAll(dir)
+	scratch := metrics.Target{Path: r.store.path("scratch"), Role: "backup"}
+	res.Backup, err = r.timed(ctx, t, scratch, func() (instance.Transfer, error) { return t.reg.Backup(ctx, t.name, dir, how) })
+	if err != nil {
+		return err
+	}
+	res.Restore, err = r.timed(ctx, t, scratch, func() (instance.Transfer, error) { return t.reg.Restore(ctx, t.name, dir, 0) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.opts.Log, "  %s cycle %d: backup %.1f s (%.0f MB/s), restore %.1f s (%.0f MB/s)\n", t.name, step.Cycle,
+		res.Backup.Seconds, res.Backup.MBps, res.Restore.Seconds, res.Restore.MBps)
+	return nil
+}
+
+// timed runs a backup or restore with the sampler on the target's disks and the
+// backup's.
+func (r *runner) timed(ctx context.Context, t *target, backup metrics.Target, do func() (instance.Transfer, error)) (*Transfer, error) {
+	mon, err := metrics.New(ctx, r.metricsConfig(t, nil, backup))
+	if err != nil {
+		return nil, err
+	}
+	defer mon.Close()
+	origin := time.Now()
+	mon.Start(ctx, origin)
+	tr, err := do()
+	if err != nil {
+		return nil, err
+	}
+	return &Transfer{Transfer: tr, System: mon.Stop(context.WithoutCancel(ctx), 0, time.Since(origin).Seconds())}, nil
+}
+
+// release stops the managed instances, and destroys them when the study is done (the
+// results and base images stay in the store).
+func (r *runner) release(ctx context.Context, finished bool) {
+	for _, t := range r.targets {
+		if err := t.release(ctx, finished); err != nil {
+			fmt.Fprintf(r.opts.Log, "target %s: %v\n", t.spec.Name, err)
+		}
+	}
+}
+
+// target prepares a step's target the first time a step needs it: its instance
+// (managed) or its connection (external), its database built once, and the record of
+// its environment.
+func (r *runner) target(ctx context.Context, name string) (*target, error) {
+	if t, ok := r.targets[name]; ok {
+		return t, nil
+	}
+	var spec Target
+	for _, s := range r.study.Targets {
+		if s.Name == name {
+			spec = s
+		}
+	}
+	t := &target{spec: spec, reg: r.store.Registry(), store: r.store, workload: r.study.Workload,
+		version: r.opts.Version, log: r.opts.Log, maxUsers: maxUsers(r.steps)}
+	if err := t.prepare(ctx); err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	r.targets[name] = t
+	r.env.Targets = append(r.env.Targets, t.describe(ctx))
+	return t, r.store.writeJSON("environment.json", r.env)
+}
+
+func maxUsers(steps []Step) int {
+	n := 1
+	for _, s := range steps {
+		n = max(n, s.Users)
+	}
+	return n
+}

@@ -1,0 +1,132 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
+	_ "github.com/storbench/storbench/internal/instance/postgres"
+)
+
+const tinyStudy = `name: tiny
+targets:
+  - name: a
+    path: DIR/a
+  - name: b
+    path: DIR/b
+workload:
+  warehouses: 1
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: [1, 2]
+    ramp: 1s
+    duration: 3s
+    repeats: 2
+  - name: br
+    kind: backup-restore
+    cycles: 1
+metrics:
+  io_latency: "off"
+`
+
+// A tiny study on two managed targets stores every step; interrupted at a random
+// step, it resumes after the stored ones without running any of them again, and at
+// the end its instances are gone and its results remain.
+func TestStudyRunAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	dir := t.TempDir()
+	file := []byte(strings.ReplaceAll(tinyStudy, "DIR", dir))
+	s, err := Parse("tiny.yaml", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := Plan(s)
+	if len(plan) != 10 {
+		t.Fatalf("plan has %d steps, want 2 targets × (2 users × 2 repeats + 1 cycle)", len(plan))
+	}
+	results := filepath.Join(dir, "results")
+	stopAt := 2 + rand.IntN(len(plan)-3) // somewhere in the middle
+	t.Logf("interrupting after step %d", stopAt)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var first []string
+	err = Run(ctx, s, file, results, Options{Version: "test", afterStep: func(st Step) {
+		first = append(first, st.ID)
+		if st.Seq == stopAt {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted study: %v", err)
+	}
+	store, err := ReadStore(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := store.Steps()
+	if len(stored) != stopAt || len(first) != stopAt {
+		t.Fatalf("%d steps stored, %d run before the interruption at %d", len(stored), len(first), stopAt)
+	}
+
+	var second []string
+	if err := Run(context.Background(), s, file, results, Options{Version: "test", afterStep: func(st Step) {
+		second = append(second, st.ID)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]int{}
+	for _, id := range append(first, second...) {
+		ran[id]++
+	}
+	for _, p := range plan {
+		if ran[p.ID] != 1 {
+			t.Errorf("step %s ran %d times", p.ID, ran[p.ID])
+		}
+	}
+	stored, err = store.Steps()
+	if err != nil || len(stored) != len(plan) {
+		t.Fatalf("%d steps stored after resuming (%v)", len(stored), err)
+	}
+	for _, r := range stored {
+		switch r.Step.Kind {
+		case UserSweep:
+			if r.Run == nil || r.Run.NOPMDB <= 0 || r.Run.System == nil || r.Run.Config.Users != r.Step.Users {
+				t.Errorf("step %s: run result %+v", r.Step.ID, r.Run)
+			}
+		case BackupRestore:
+			if r.Backup == nil || r.Restore == nil || r.Backup.Bytes <= 0 || r.Restore.Seconds <= 0 {
+				t.Errorf("step %s: backup %+v restore %+v", r.Step.ID, r.Backup, r.Restore)
+			}
+		}
+	}
+	if list, _ := store.Registry().List(); len(list) != 0 {
+		t.Errorf("instances left after the study: %d", len(list))
+	}
+	for _, f := range []string{"study.yaml", "plan.json", "environment.json"} {
+		if _, err := os.Stat(filepath.Join(results, f)); err != nil {
+			t.Errorf("store lacks %s", f)
+		}
+	}
+
+	// The same store refuses another study, and a changed study file without --restart.
+	other := []byte(strings.Replace(string(file), "name: tiny", "name: other", 1))
+	so, _ := Parse("other.yaml", other)
+	if err := Run(context.Background(), so, other, results, Options{}); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("another study into the store: %v", err)
+	}
+	changed := []byte(strings.Replace(string(file), "cycles: 1", "cycles: 2", 1))
+	sc, _ := Parse("tiny.yaml", changed)
+	if err := Run(context.Background(), sc, changed, results, Options{}); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("changed study file without --restart: %v", err)
+	}
+}

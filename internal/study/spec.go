@@ -1,0 +1,115 @@
+// Package study runs what a storage lab runs: several targets, one schema, user
+// sweeps repeated, memory and CPU variants, storage profiles, backup and restore
+// cycles and replication, from one YAML file, into one results store.
+package study
+
+import "time"
+
+// Study is a study file.
+type Study struct {
+	Name        string       `yaml:"name"`
+	Description string       `yaml:"description"`
+	Targets     []Target     `yaml:"targets"`
+	Workload    Workload     `yaml:"workload"`
+	Experiments []Experiment `yaml:"experiments"`
+	// Metrics: the sampling interval of every step (default 1s), and per-I/O latency
+	// (auto, on, off).
+	Metrics Metrics `yaml:"metrics"`
+}
+
+// Target is a database on one storage: managed (storbench creates the server on
+// Path) or external (a DSN).
+type Target struct {
+	Name string `yaml:"name"`
+	// Kind is "managed" or "external".
+	Kind string `yaml:"kind"`
+
+	// Managed targets.
+	Engine  string   `yaml:"engine"` // default postgres
+	Path    string   `yaml:"path"`
+	WALPath string   `yaml:"wal_path"`
+	Memory  Size     `yaml:"memory"` // 0: engine defaults
+	CPUs    string   `yaml:"cpus"`   // e.g. "0-1"
+	Replica *Replica `yaml:"replica"`
+
+	// External targets: the DSN without its password, which comes from the named
+	// environment variable (never written to results), and node_exporter's URL for
+	// the host's metrics.
+	DSN         string `yaml:"dsn"`
+	PasswordEnv string `yaml:"password_env"`
+	MetricsHost string `yaml:"metrics_host"`
+}
+
+// Replica is a streaming standby of a managed target, on its own storage.
+type Replica struct {
+	Path string `yaml:"path"`
+	Sync bool   `yaml:"sync"`
+}
+
+// Workload is the schema and how it is driven.
+type Workload struct {
+	Warehouses    int    `yaml:"warehouses"`
+	Mode          string `yaml:"mode"` // procedures (default) or sql
+	AllWarehouses bool   `yaml:"all_warehouses"`
+	Keying        bool   `yaml:"keying"`
+	// Restore is "each-step" (default: the base image is restored before every
+	// measured step, so every step starts from the same data) or "never".
+	Restore string `yaml:"restore"`
+	Seed    uint64 `yaml:"seed"`
+}
+
+// Experiment is one kind of experiment with its knobs; it runs on every target unless
+// Targets names some.
+type Experiment struct {
+	Name    string   `yaml:"name"`
+	Kind    string   `yaml:"kind"` // user-sweep, memory-sweep, cpu-sweep, storage-profiles, backup-restore, replication
+	Targets []string `yaml:"targets"`
+
+	// The user sweep of user-sweep, memory-sweep, cpu-sweep and replication.
+	Users    Users    `yaml:"users"`
+	Ramp     Duration `yaml:"ramp"`
+	Duration Duration `yaml:"duration"`
+	Repeats  int      `yaml:"repeats"` // default 1
+
+	// memory-sweep: the instance's memory for each variant.
+	Memory []Size `yaml:"memory"`
+	// cpu-sweep: the instance's CPU set for each variant.
+	CPUs []string `yaml:"cpus"`
+
+	// storage-profiles: fio profiles on each target's data (and WAL) path.
+	Profiles []string `yaml:"profiles"`
+	Size     Size     `yaml:"size"`    // test file, default 1GB
+	Runtime  Duration `yaml:"runtime"` // per point, default 30s
+
+	// backup-restore: how many backup-then-restore cycles (default 3) and the method.
+	Cycles int    `yaml:"cycles"`
+	Method string `yaml:"method"` // physical (default) or logical
+}
+
+// Metrics configures the sampler of every step.
+type Metrics struct {
+	Interval  Duration `yaml:"interval"`
+	IOLatency string   `yaml:"io_latency"`
+}
+
+// Users is a user sweep: a list, or a series up to a maximum (Fibonacci 1, 2, 3, 5,
+// …; powers of two 1, 2, 4, …) with extra values, sorted and without repeats.
+type Users struct {
+	Values []int
+}
+
+// Duration is a YAML duration such as 90s or 5m.
+type Duration struct{ time.Duration }
+
+// Size is a YAML size such as 512MB or 2GB (powers of 1024).
+type Size struct{ Bytes int64 }
+
+// Experiment kinds.
+const (
+	UserSweep       = "user-sweep"
+	MemorySweep     = "memory-sweep"
+	CPUSweep        = "cpu-sweep"
+	StorageProfiles = "storage-profiles"
+	BackupRestore   = "backup-restore"
+	Replication     = "replication"
+)

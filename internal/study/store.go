@@ -1,0 +1,201 @@
+package study
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/metrics"
+)
+
+// Store is a study's results directory: plain files written as results come in, so
+// it can be read (and copied) while the study runs.
+//
+//	study.yaml         the study file as run
+//	plan.json          every step, in order
+//	environment.json   the machine and each target's storage and database
+//	steps/NNNN.json    one file per finished step, written whole (rename)
+//	base/TARGET/       each managed target's base image (a physical backup)
+//	instances/         the study's own instance registry
+//	scratch/           backups of backup-restore cycles, removed after each
+type Store struct{ Dir string }
+
+// storeMarker marks a directory as a study's results store: --restart only ever
+// clears a directory that carries it.
+const storeMarker = ".storbench-study"
+
+// StepResult is one finished step.
+type StepResult struct {
+	Step    Step      `json:"step"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	// RestoreSeconds is the time the step spent restoring the base image first.
+	RestoreSeconds float64 `json:"restore_s,omitempty"`
+	// One of these, by the step's kind.
+	Run     *driver.Result `json:"run,omitempty"`
+	Fio     []fio.Result   `json:"fio,omitempty"`
+	Backup  *Transfer      `json:"backup,omitempty"`
+	Restore *Transfer      `json:"restore,omitempty"`
+	Notes   []string       `json:"notes,omitempty"`
+}
+
+// Transfer is a timed backup or restore with what the disks did meanwhile.
+type Transfer struct {
+	instance.Transfer
+	System *metrics.Report `json:"system,omitempty"`
+}
+
+// OpenStore opens or creates the store in dir for a study file. A directory that
+// exists must be a store of the same study file (or empty): results never mix, and a
+// study file changed since is refused unless restart, which clears the stored steps.
+func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) {
+	st := &Store{Dir: dir}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case os.IsNotExist(err):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("%w: results directory %s: %v", engine.ErrInput, dir, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("%w: results directory %s: %v", engine.ErrInput, dir, err)
+	case len(entries) > 0:
+		b, err := os.ReadFile(st.path(storeMarker))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s is not empty and not a storbench results store: give another --results directory", engine.ErrInput, dir)
+		}
+		if name := strings.TrimSpace(string(b)); name != s.Name {
+			return nil, fmt.Errorf("%w: %s holds the results of study %q, not %q: give another --results directory", engine.ErrInput, dir, name, s.Name)
+		}
+		stored, _ := os.ReadFile(st.path("study.yaml"))
+		switch {
+		case restart:
+			if err := st.ClearSteps(); err != nil {
+				return nil, err
+			}
+		case !bytes.Equal(stored, file):
+			return nil, fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", engine.ErrInput, dir)
+		}
+	}
+	for _, sub := range []string{"steps", "base", "instances", "scratch"} {
+		if err := os.MkdirAll(st.path(sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := st.writeFile(storeMarker, []byte(s.Name+"\n")); err != nil {
+		return nil, err
+	}
+	return st, st.writeFile("study.yaml", file)
+}
+
+// ReadStore opens an existing store for reading.
+func ReadStore(dir string) (*Store, error) {
+	if _, err := os.Stat(filepath.Join(dir, storeMarker)); err != nil {
+		return nil, fmt.Errorf("%w: %s is not a storbench results store (no %s)", engine.ErrInput, dir, storeMarker)
+	}
+	return &Store{Dir: dir}, nil
+}
+
+func (s *Store) path(parts ...string) string {
+	return filepath.Join(append([]string{s.Dir}, parts...)...)
+}
+
+// writeFile writes a file whole: a reader sees the old or the new content, never half.
+func (s *Store) writeFile(name string, data []byte) error {
+	tmp := s.path(name + ".tmp")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, s.path(name))
+}
+
+func (s *Store) writeJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return s.writeFile(name, append(b, '\n'))
+}
+
+// Registry is the study's own instance registry, so its instances never collide with
+// the user's.
+func (s *Store) Registry() instance.Registry { return instance.Registry{Dir: s.path("instances")} }
+
+// BaseDir is where a managed target's base image lives.
+func (s *Store) BaseDir(target string) string { return s.path("base", target) }
+
+// ScratchDir is a directory for a backup-restore cycle's backup.
+func (s *Store) ScratchDir(name string) string { return s.path("scratch", name) }
+
+func stepFile(seq int) string { return filepath.Join("steps", fmt.Sprintf("%04d.json", seq)) }
+
+// SaveStep stores a finished step.
+func (s *Store) SaveStep(r *StepResult) error { return s.writeJSON(stepFile(r.Step.Seq), r) }
+
+// Done returns the IDs of the stored steps.
+func (s *Store) Done() (map[string]bool, error) {
+	results, err := s.Steps()
+	if err != nil {
+		return nil, err
+	}
+	done := map[string]bool{}
+	for _, r := range results {
+		done[r.Step.ID] = true
+	}
+	return done, nil
+}
+
+var stepName = regexp.MustCompile(`^\d{4}\.json$`)
+
+// Steps reads every stored step, in plan order.
+func (s *Store) Steps() ([]StepResult, error) {
+	entries, err := os.ReadDir(s.path("steps"))
+	if err != nil {
+		return nil, err
+	}
+	var out []StepResult
+	for _, e := range entries {
+		if !stepName.MatchString(e.Name()) {
+			continue
+		}
+		b, err := os.ReadFile(s.path("steps", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		var r StepResult
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.path("steps", e.Name()), err)
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Step.Seq < out[j].Step.Seq })
+	return out, nil
+}
+
+// Plan reads the stored plan.
+func (s *Store) Plan() ([]Step, error) {
+	b, err := os.ReadFile(s.path("plan.json"))
+	if err != nil {
+		return nil, err
+	}
+	var steps []Step
+	return steps, json.Unmarshal(b, &steps)
+}
+
+// ClearSteps removes the stored steps (for --restart); the base images stay, so a
+// restarted study does not build again.
+func (s *Store) ClearSteps() error {
+	if err := os.RemoveAll(s.path("steps")); err != nil {
+		return err
+	}
+	return os.MkdirAll(s.path("steps"), 0o755)
+}

@@ -1,0 +1,266 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/load"
+)
+
+// variant is the instance configuration a step needs.
+type variant struct {
+	memory int64
+	cpus   string
+}
+
+// variantOf is the target's own configuration with the step's memory or CPU set.
+func variantOf(t *target, step Step) variant {
+	v := variant{memory: t.spec.Memory.Bytes, cpus: t.spec.CPUs}
+	if step.Memory > 0 {
+		v.memory = step.Memory
+	}
+	if step.CPUs != "" {
+		v.cpus = step.CPUs
+	}
+	return v
+}
+
+// target is one study target while the study runs.
+type target struct {
+	spec     Target
+	reg      instance.Registry
+	store    *Store
+	workload Workload
+	version  string
+	log      io.Writer
+	maxUsers int
+
+	name    string // the managed instance's name
+	dsn     string
+	current variant
+	// pristine: the database holds the base image's data and no step has run on it.
+	pristine bool
+	replica  string
+	// restoreSeconds is how long the last ready spent restoring (0: none).
+	restoreSeconds float64
+}
+
+// baseRecord says what a base image holds, so a changed workload builds again.
+type baseRecord struct {
+	Warehouses int    `json:"warehouses"`
+	Seed       uint64 `json:"seed"`
+}
+
+// prepare makes the target's database exist and hold the study's schema: a managed
+// instance created (or found from an interrupted run) and started, the schema built
+// once and kept as a base image; an external database built unless it already holds
+// the same schema.
+func (t *target) prepare(ctx context.Context) error {
+	if t.spec.Kind == "external" {
+		return t.prepareExternal(ctx)
+	}
+	t.name = t.spec.Name
+	if st, err := t.reg.Load(t.name); err == nil {
+		t.current = variant{memory: st.MemoryBytes, cpus: st.CPUs}
+		fmt.Fprintf(t.log, "target %s: instance found from an earlier run, starting it\n", t.name)
+	} else if err := t.create(ctx, variantOf(t, Step{})); err != nil {
+		return err
+	}
+	st, err := t.reg.Start(ctx, t.name)
+	if err != nil {
+		return err
+	}
+	t.dsn = st.DSN()
+	return t.ensureBase(ctx)
+}
+
+// create makes the instance for a variant (the server's settings follow its memory).
+func (t *target) create(ctx context.Context, v variant) error {
+	spec := instance.Spec{Name: t.name, Engine: t.spec.Engine, Path: t.spec.Path, WALPath: t.spec.WALPath,
+		MemoryBytes: v.memory, CPUs: v.cpus, MaxConnections: t.maxUsers + 20}
+	_, warnings, err := t.reg.Create(ctx, spec)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(t.log, "target %s: warning: %s\n", t.name, w)
+	}
+	t.current = v
+	return nil
+}
+
+func (t *target) baseRecordPath() string { return t.store.BaseDir(t.name) + ".json" }
+
+// ensureBase builds the schema into the instance and keeps a physical backup of it as
+// the base image, unless one of the same workload exists.
+func (t *target) ensureBase(ctx context.Context) error {
+	want := baseRecord{Warehouses: t.workload.Warehouses, Seed: t.workload.Seed}
+	if b, err := os.ReadFile(t.baseRecordPath()); err == nil {
+		var have baseRecord
+		if json.Unmarshal(b, &have) == nil && have == want {
+			return nil
+		}
+	}
+	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.name, want.Warehouses)
+	if err := t.build(ctx); err != nil {
+		return err
+	}
+	base := t.store.BaseDir(t.name)
+	if err := os.RemoveAll(base); err != nil {
+		return err
+	}
+	tr, err := t.reg.Backup(ctx, t.name, base, instance.BackupMethod{Jobs: 1})
+	if err != nil {
+		return fmt.Errorf("base image: %w", err)
+	}
+	fmt.Fprintf(t.log, "target %s: base image %.0f MB in %.1f s\n", t.name, float64(tr.Bytes)/1e6, tr.Seconds)
+	t.pristine = true
+	b, _ := json.Marshal(want)
+	return t.store.writeFile(t.baseRecordPath()[len(t.store.Dir)+1:], b)
+}
+
+// build loads the schema, first dropping the tables of a build that an interruption
+// cut short (only storbench's tables).
+func (t *target) build(ctx context.Context) error {
+	db, err := engine.Open(ctx, t.dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Drop(ctx); err != nil {
+		return err
+	}
+	_, err = load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
+		Seed: t.workload.Seed, Version: t.version})
+	return err
+}
+
+// prepareExternal connects with the password from the environment and builds the
+// schema unless the database holds the study's already.
+func (t *target) prepareExternal(ctx context.Context) error {
+	u, err := url.Parse(t.spec.DSN)
+	if err != nil {
+		return fmt.Errorf("%w: dsn: %v", engine.ErrInput, err)
+	}
+	if t.spec.PasswordEnv != "" && u.User != nil {
+		u.User = url.UserPassword(u.User.Username(), os.Getenv(t.spec.PasswordEnv))
+	}
+	t.dsn = u.String()
+	db, err := engine.Open(ctx, t.dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tables, err := db.ExistingTables(ctx)
+	if err != nil {
+		return err
+	}
+	if len(tables) > 0 {
+		info, err := db.BuildInfo(ctx)
+		if (err == nil || errors.Is(err, engine.ErrNoBuildInfo)) && info.Warehouses == t.workload.Warehouses {
+			return nil
+		}
+		return fmt.Errorf("%w: %s holds a TPC-C schema of %d warehouses, the study wants %d: storbench drop it first, or use another database",
+			engine.ErrInput, engine.RedactDSN(t.spec.DSN), info.Warehouses, t.workload.Warehouses)
+	}
+	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.spec.Name, t.workload.Warehouses)
+	_, err = load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
+		Seed: t.workload.Seed, Version: t.version})
+	return err
+}
+
+// ready puts the instance in the variant a step needs, running, and restores the base
+// image unless the data is still pristine. An external database is used as it is.
+func (t *target) ready(ctx context.Context, v variant, restore bool) error {
+	t.restoreSeconds = 0
+	if t.spec.Kind == "external" {
+		return nil
+	}
+	if v != t.current {
+		// A new variant is a new instance on the same storage, given the base image.
+		fmt.Fprintf(t.log, "target %s: instance with memory %d MiB, cpus %q\n", t.name, v.memory>>20, v.cpus)
+		if err := t.reg.Destroy(ctx, t.name); err != nil {
+			return err
+		}
+		if err := t.create(ctx, v); err != nil {
+			return err
+		}
+		restore, t.pristine = true, false
+	}
+	st, err := t.reg.Start(ctx, t.name)
+	if err != nil {
+		return err
+	}
+	t.dsn = st.DSN()
+	if restore && !t.pristine {
+		start := time.Now()
+		if _, err := t.reg.Restore(ctx, t.name, t.store.BaseDir(t.name), 0); err != nil {
+			return fmt.Errorf("restore the base image: %w", err)
+		}
+		t.restoreSeconds = time.Since(start).Seconds()
+	}
+	t.pristine = false
+	return nil
+}
+
+// startReplica makes a streaming standby of the instance on the replica's storage;
+// with sync, each commit waits for it.
+func (t *target) startReplica(ctx context.Context) error {
+	t.replica = t.name + "-replica"
+	spec := instance.Spec{Name: t.replica, Engine: t.spec.Engine, Path: t.spec.Replica.Path, MaxConnections: t.maxUsers + 20,
+		ReplicaOf: t.name, Sync: t.spec.Replica.Sync}
+	if _, _, err := t.reg.Create(ctx, spec); err != nil {
+		return fmt.Errorf("replica: %w", err)
+	}
+	_, err := t.reg.Start(ctx, t.replica)
+	return err
+}
+
+// dropReplica removes the standby (the primary's next restore would leave it behind).
+func (t *target) dropReplica(ctx context.Context) error {
+	if t.replica == "" {
+		return nil
+	}
+	err := t.reg.Destroy(ctx, t.replica)
+	t.replica = ""
+	return err
+}
+
+// release stops the instance, or destroys it when the study is finished.
+func (t *target) release(ctx context.Context, finished bool) error {
+	if t.spec.Kind == "external" {
+		return nil
+	}
+	err := t.dropReplica(ctx)
+	if finished {
+		return errors.Join(err, t.reg.Destroy(ctx, t.name))
+	}
+	_, serr := t.reg.Stop(ctx, t.name)
+	return errors.Join(err, serr)
+}
+
+// describe records the target's storage and database.
+func (t *target) describe(ctx context.Context) TargetEnv {
+	env := TargetEnv{Name: t.spec.Name, Kind: t.spec.Kind}
+	if t.spec.Kind != "external" {
+		env.Placements, env.Models = targetPlacements(t.spec)
+		if st, err := t.reg.Load(t.name); err == nil {
+			env.ServerVersion, env.Settings, env.Limits = st.Version, st.Settings, st.Limits
+		}
+		return env
+	}
+	if db, err := engine.Open(ctx, t.dsn); err == nil {
+		env.ServerVersion, _ = db.ServerVersion(ctx)
+		db.Close()
+	}
+	return env
+}
