@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A broken study file is refused with its file and line, before anything runs.
+func TestStudyPlanBadFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bad.yaml")
+	body := "name: bad\ntargets:\n  - name: a\n    path: /srv/a\n    memroy: 2GB\nworkload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"
+	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"plan", "run"} {
+		code, _, errOut := storbench(t, "study", verb, f)
+		if code != 2 || !strings.Contains(errOut, "bad.yaml:5:") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("study %s: exit %d, stderr %q; want 2 and one line naming line 5", verb, code, errOut)
+		}
+	}
+}
+
+// storbench quick runs its small study end to end, and the results verbs read the
+// store it leaves.
+func TestQuickAndResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and runs fio")
+	}
+	// On the checkout's disk: fio refuses a tmpfs, which the system temp dir may be.
+	dir, err := os.MkdirTemp(".", "quick-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.Abs(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	code, out, errOut := storbench(t, "quick", "--path", dir)
+	if code != 0 {
+		t.Fatalf("quick: exit %d\n%s%s", code, out, errOut)
+	}
+	results := filepath.Join(dir, "results")
+	if !strings.Contains(out, "results: "+results) {
+		t.Errorf("quick does not say where the results are:\n%s", out)
+	}
+
+	code, out, _ = storbench(t, "results", "list", results)
+	if code != 0 || !strings.Contains(out, "5 of 5 steps stored") || !strings.Contains(out, "NOPM") {
+		t.Errorf("results list: exit %d\n%s", code, out)
+	}
+	code, out, _ = storbench(t, "results", "show", results, "1")
+	if code != 0 || !strings.Contains(out, "database view (HammerDB-compatible)") || !strings.Contains(out, "system, means over the timed window") {
+		t.Errorf("results show: exit %d\n%s", code, out)
+	}
+	csvPath := filepath.Join(dir, "steps.csv")
+	if code, out, errOut := storbench(t, "results", "export", results, "--csv", csvPath); code != 0 {
+		t.Fatalf("results export: exit %d\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Header, three user-sweep steps, one fio point, one backup-restore cycle.
+	if lines := strings.Count(string(b), "\n"); lines != 6 || !strings.HasPrefix(string(b), "seq,id,target") {
+		t.Errorf("export has %d lines:\n%s", lines, b)
+	}
+	if code, _, _ := storbench(t, "results", "show", results, "99"); code != 2 {
+		t.Errorf("show of a step that does not exist: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pg")); !os.IsNotExist(err) {
+		t.Errorf("the quick study's database directory is left after it finished: %v", err)
+	}
+}
