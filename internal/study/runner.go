@@ -147,6 +147,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 		if err := t.startReplica(ctx); err != nil {
 			return err
 		}
+		res.Notes = append(res.Notes, fmt.Sprintf("with streaming standby %s on %s (synchronous: %v)", t.replica, t.spec.Replica.Path, t.spec.Replica.Sync))
 		defer func() {
 			if err := t.dropReplica(context.WithoutCancel(ctx)); err != nil {
 				res.Notes = append(res.Notes, "removing the replica: "+err.Error())

@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -128,5 +129,119 @@ func TestStudyRunAndResume(t *testing.T) {
 	sc, _ := Parse("tiny.yaml", changed)
 	if err := Run(context.Background(), sc, changed, results, Options{}); !errors.Is(err, engine.ErrInput) {
 		t.Errorf("changed study file without --restart: %v", err)
+	}
+}
+
+const variantsStudy = `name: variants
+targets:
+  - name: v
+    path: DIR/v
+    wal_path: DIR/vwal
+    memory: 256MB
+    replica:
+      path: DIR/vrep
+      sync: true
+workload:
+  warehouses: 1
+experiments:
+  - name: mem
+    kind: memory-sweep
+    memory: [192MB, 320MB]
+    users: [1]
+    ramp: 0s
+    duration: 2s
+  - name: cpu
+    kind: cpu-sweep
+    cpus: ["0"]
+    users: [1]
+    ramp: 0s
+    duration: 2s
+  - name: repl
+    kind: replication
+    users: [1]
+    ramp: 0s
+    duration: 2s
+  - name: fio
+    kind: storage-profiles
+    profiles: [seq-write-128k]
+    size: 32MB
+    runtime: 1s
+metrics:
+  io_latency: "off"
+`
+
+// Memory and CPU variants run on instances sized as asked, the replication
+// experiment runs standalone and with a synchronous standby, and the storage profile
+// runs on the data and the WAL directories.
+func TestStudyVariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	// On the checkout's disk: fio refuses a tmpfs, which the system temp dir may be.
+	dir, err := os.MkdirTemp(".", "variants-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.Abs(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	file := []byte(strings.ReplaceAll(variantsStudy, "DIR", dir))
+	s, err := Parse("variants.yaml", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "results")
+	// What the running instance is while each step runs, read from the registry.
+	seen := map[string]string{}
+	var store *Store
+	err = Run(context.Background(), s, file, results, Options{Version: "test", afterStep: func(st Step) {
+		if store == nil {
+			store = &Store{Dir: results}
+		}
+		list, _ := store.Registry().List()
+		var desc []string
+		for _, in := range list {
+			desc = append(desc, fmt.Sprintf("%s mem=%d cpus=%q sync=%v", in.Name, in.MemoryBytes, in.CPUs, in.Sync))
+		}
+		seen[st.ID] = strings.Join(desc, "; ")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := store.Steps()
+	if err != nil || len(steps) != 7 {
+		t.Fatalf("%d steps stored (%v)", len(steps), err)
+	}
+	for _, want := range []struct{ id, instance string }{
+		{"v/mem/memory=192MB/users=1/rep=1", "v mem=201326592"},
+		{"v/mem/memory=320MB/users=1/rep=1", "v mem=335544320"},
+		{"v/cpu/cpus=0/users=1/rep=1", `cpus="0"`},
+	} {
+		if !strings.Contains(seen[want.id], want.instance) {
+			t.Errorf("step %s ran on %q, want %q", want.id, seen[want.id], want.instance)
+		}
+	}
+	replicated := 0
+	for _, r := range steps {
+		if strings.Contains(strings.Join(r.Notes, " "), "standby v-replica") {
+			replicated++
+			if !r.Step.WithReplica {
+				t.Errorf("step %s had a standby", r.Step.ID)
+			}
+		}
+	}
+	if replicated != 1 {
+		t.Errorf("%d steps ran with the standby, want 1", replicated)
+	}
+	var fioRoles []string
+	for _, r := range steps {
+		if r.Run != nil && r.Run.NOPMDB <= 0 {
+			t.Errorf("step %s: no throughput", r.Step.ID)
+		}
+		if len(r.Fio) == 1 {
+			fioRoles = append(fioRoles, r.Step.PathRole+"="+r.Fio[0].Target.Path)
+		}
+	}
+	if len(fioRoles) != 2 || !strings.Contains(fioRoles[1], "vwal") {
+		t.Errorf("storage profiles ran on %v, want the data and the WAL directories", fioRoles)
 	}
 }
