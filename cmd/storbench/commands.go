@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -112,14 +113,15 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			}
 			p := newProgress(c.OutOrStdout())
 			cfg.Progress = p.run
-			res, err := driver.Run(c.Context(), db, cfg)
+			res, runErr := driver.Run(c.Context(), db, cfg)
 			p.end()
-			if err != nil {
-				return err
+			if res == nil {
+				return runErr
 			}
+			// An interrupted run still reports and stores the part of the window that ran.
 			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), engine.RedactDSN(dsn), version
 			if mon != nil {
-				res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, cfg.Duration.Seconds())
+				res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, res.End.Sub(res.Start).Seconds())
 			}
 			if err := driver.WriteText(c.OutOrStdout(), res); err != nil {
 				return err
@@ -128,7 +130,12 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				metrics.WriteText(c.OutOrStdout(), res.System, "means over the timed window")
 			}
 			if jsonPath != "" {
-				return writeJSON(c, jsonPath, res)
+				if err := writeJSON(c, jsonPath, res); err != nil {
+					return errors.Join(runErr, err)
+				}
+			}
+			if runErr != nil {
+				return fmt.Errorf("run interrupted after %.0f s of the timed window; the result above covers that part: %w", res.End.Sub(res.Start).Seconds(), runErr)
 			}
 			return nil
 		},

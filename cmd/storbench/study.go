@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"text/template"
 	"time"
 
@@ -73,8 +74,10 @@ same file again resumes after the last stored step, unless --restart.`,
 	return c
 }
 
-// runStudy runs a study with a live view.
+// runStudy runs a study with a live view. The driver gets one CPU, as run's default:
+// on a box shared with the database more only costs the server CPU.
 func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, restart bool) error {
+	runtime.GOMAXPROCS(1)
 	out := c.OutOrStdout()
 	p := newProgress(out)
 	opts := study.Options{Version: version, Restart: restart, Log: lineWriter{p}, Progress: func(sp study.Progress) {

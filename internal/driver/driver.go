@@ -66,9 +66,17 @@ type run struct {
 	windowStart, windowEnd time.Time
 	stop                   atomic.Bool
 	stopped                chan struct{}
+	// cut is when an interruption ended the timed window early (Unix ns; 0: none):
+	// transactions completing after it do not count.
+	cut atomic.Int64
 }
 
 func (r *run) stopping() bool { return r.stop.Load() }
+
+func (r *run) beforeCut(t time.Time) bool {
+	cut := r.cut.Load()
+	return cut == 0 || t.UnixNano() < cut
+}
 
 // pause sleeps for d unless the run stops first; it reports whether to go on.
 func (r *run) pause(ctx context.Context, d time.Duration) bool {
@@ -105,7 +113,9 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// Run drives the database and returns the result of the timed window.
+// Run drives the database and returns the result of the timed window. Interrupted
+// (ctx done) inside the window, it returns the result of the part that ran, marked
+// Interrupted, together with ctx's error; before the window, no result.
 func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -165,6 +175,9 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 		return nil, werr
 	}
 	res.finish(w, shards, cfg, r)
+	if w.interrupted != nil {
+		return res, w.interrupted
+	}
 	return res, nil
 }
 
@@ -245,6 +258,10 @@ type window struct {
 	cpuBefore     syscall.Rusage
 	cpuAfter      syscall.Rusage
 	timeline      []Second
+	// end is when the window ended: its planned end, or the interruption.
+	end time.Time
+	// interrupted is ctx's error when an interruption cut the window short.
+	interrupted error
 }
 
 // counterTimeout bounds a read of the database counters at a window edge: a stalled
@@ -266,7 +283,7 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return r.interrupt(ctx, w, &s)
 		case <-startTimer.C:
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuBefore)
 			c, err := r.counters(ctx)
@@ -280,13 +297,31 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's end: %w", err)
 			}
-			w.after = c
+			w.after, w.end = c, r.windowEnd
 			w.timeline = append(w.timeline, s.sample(now))
 			return w, nil
 		case now := <-ticker.C:
 			w.timeline = append(w.timeline, s.sample(now))
 		}
 	}
+}
+
+// interrupt ends the window now: what ran of it is measured (the database counters
+// read once more, past the cancellation), unless it had not started.
+func (r *run) interrupt(ctx context.Context, w *window, s *sampler) (*window, error) {
+	now := time.Now()
+	if w.before.At.IsZero() {
+		return nil, ctx.Err()
+	}
+	r.cut.Store(now.UnixNano())
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
+	c, err := r.counters(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, ctx.Err()
+	}
+	w.after, w.end, w.interrupted = c, now, ctx.Err()
+	w.timeline = append(w.timeline, s.sample(now))
+	return w, nil
 }
 
 func (r *run) counters(ctx context.Context) (engine.Counters, error) {

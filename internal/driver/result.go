@@ -33,6 +33,8 @@ type Result struct {
 	ErrorsByKind map[string]int64  `json:"errors_by_kind"`
 	ClientCPU    ClientCPU         `json:"client_cpu"`
 	Timeline     []Second          `json:"timeline"`
+	// Interrupted: the window was cut short at End; every rate is over the part that ran.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// System is what the metrics sampler measured on the same timeline.
 	System *metrics.Report `json:"system,omitempty"`
 	Notes  []string        `json:"notes,omitempty"`
@@ -129,8 +131,13 @@ func resultConfig(cfg Config) RunConfig {
 // are over the planned duration; the database counters are rates over the time between
 // their two reads.
 func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
-	res.Start, res.End = r.windowStart, r.windowEnd
-	minutes := cfg.Duration.Minutes()
+	res.Start, res.End = r.windowStart, w.end
+	minutes := res.End.Sub(res.Start).Minutes()
+	if w.interrupted != nil {
+		res.Interrupted = true
+		res.Notes = append(res.Notes, fmt.Sprintf("interrupted after %.1f s of the %.0f s timed window: every figure is over the part that ran",
+			res.End.Sub(res.Start).Seconds(), cfg.Duration.Seconds()))
+	}
 	dbMinutes := w.after.At.Sub(w.before.At).Minutes()
 	res.TPMDB = PerMinute(w.after.Transactions-w.before.Transactions, dbMinutes)
 	res.NOPMDB = PerMinute(w.after.NextOrderIDs-w.before.NextOrderIDs, dbMinutes)
@@ -156,7 +163,7 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	res.ErrorsByKind = kinds
 	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
-	if secs := cfg.Duration.Seconds() * float64(cfg.ClientCPUs); secs > 0 {
+	if secs := res.End.Sub(res.Start).Seconds() * float64(cfg.ClientCPUs); secs > 0 {
 		res.ClientCPU.Utilization = (res.ClientCPU.UserSeconds + res.ClientCPU.SystemSeconds) / secs
 	}
 	if res.ClientCPU.Utilization > clientBound {

@@ -206,3 +206,48 @@ func (db *refusingDB) Connect(ctx context.Context, m engine.Mode) (engine.Sessio
 	}
 	return db.fakeDB.Connect(ctx, m)
 }
+
+// An interruption inside the timed window returns what ran of it: marked, rates over
+// the part that ran, no transaction counted after the cut; before the window, nothing.
+func TestRunInterrupted(t *testing.T) {
+	db := &fakeDB{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := Config{Users: 2, Ramp: 500 * time.Millisecond, Duration: 10 * time.Second, Mode: engine.SQL, Seed: 3, ClientCPUs: 1}
+	time.AfterFunc(2*time.Second, cancel)
+	began := time.Now()
+	res, err := Run(ctx, db, cfg)
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("interrupted run: result %v, error %v", res != nil, err)
+	}
+	if took := time.Since(began); took > 4*time.Second {
+		t.Errorf("took %v to stop", took)
+	}
+	window := res.End.Sub(res.Start)
+	if !res.Interrupted || window < time.Second || window > 2*time.Second || len(res.Notes) == 0 {
+		t.Errorf("interrupted %v after %v, notes %q", res.Interrupted, window, res.Notes)
+	}
+	var completed int64
+	for x := range tpcc.NumTransactions {
+		completed += res.Transactions.Of(x).Count
+	}
+	db.mu.Lock()
+	inWindow := 0
+	for _, c := range db.completions {
+		if !c.Before(res.Start) && c.Before(res.End) {
+			inWindow++
+		}
+	}
+	db.mu.Unlock()
+	if d := math.Abs(float64(completed - int64(inWindow))); d > 4 {
+		t.Errorf("counted %d transactions in the part that ran, the engine completed %d there", completed, inWindow)
+	}
+	if got, want := res.TPMClient, float64(completed)/window.Minutes(); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("client TPM %.0f, want %.0f (over the part that ran)", got, want)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if res, err := Run(ctx, db, Config{Users: 1, Ramp: 5 * time.Second, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1}); res != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted in the ramp-up: result %v, error %v", res != nil, err)
+	}
+}

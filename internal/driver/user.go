@@ -73,7 +73,7 @@ func (u *user) loop(ctx context.Context, r *run) {
 		}
 		end := time.Now()
 		o.latency = end.Sub(began)
-		o.inWindow = !end.Before(r.windowStart) && end.Before(r.windowEnd)
+		o.inWindow = !end.Before(r.windowStart) && end.Before(r.windowEnd) && r.beforeCut(end)
 		u.shard.record(&o, &u.in)
 		// Reconnect only after recording: the backoff is not the transaction's latency.
 		if lost && !u.reopen(ctx, r) {

@@ -92,6 +92,12 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 		}
 		if err != nil {
 			if ctx.Err() != nil {
+				if res.Run != nil {
+					res.Ended = time.Now()
+					if serr := r.store.SaveInterrupted(res); serr != nil {
+						fmt.Fprintf(r.opts.Log, "storing the interrupted step: %v\n", serr)
+					}
+				}
 				return r.interrupted(step, ctx.Err())
 			}
 			return fmt.Errorf("study step %d/%d %s: %w", step.Seq, len(r.steps), step.ID, err)
@@ -176,12 +182,17 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 		}
 	}
 	run, err := driver.Run(ctx, db, cfg)
+	if run == nil {
+		return err
+	}
+	// Interrupted inside the window, the part that ran is kept (stored apart, and the
+	// step is run again on resume).
+	run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), engine.RedactDSN(t.dsn), r.opts.Version
+	run.System = mon.Stop(context.WithoutCancel(ctx), 0, run.End.Sub(run.Start).Seconds())
+	res.Run = run
 	if err != nil {
 		return err
 	}
-	run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), engine.RedactDSN(t.dsn), r.opts.Version
-	run.System = mon.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
-	res.Run = run
 	fmt.Fprintf(r.opts.Log, "  %s users %d rep %d: NOPM %.0f (database counters), TPM %.0f, new-order p95 %.2f ms\n",
 		step.Target, step.Users, step.Repeat, run.NOPMDB, run.TPMDB, run.Transactions.NewOrder.P95Ms)
 	return nil

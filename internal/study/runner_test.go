@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
 	_ "github.com/storbench/storbench/internal/instance/postgres"
@@ -37,9 +39,10 @@ metrics:
   io_latency: "off"
 `
 
-// A tiny study on two managed targets stores every step; interrupted at a random
-// step, it resumes after the stored ones without running any of them again, and at
-// the end its instances are gone and its results remain.
+// A tiny study on two managed targets stores every step; interrupted inside the timed
+// window of a random step, it keeps what that step measured apart, resumes after the
+// stored steps without running any of them again, and at the end its instances are
+// gone and its results remain.
 func TestStudyRunAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL servers")
@@ -55,18 +58,21 @@ func TestStudyRunAndResume(t *testing.T) {
 		t.Fatalf("plan has %d steps, want 2 targets × (2 users × 2 repeats + 1 cycle)", len(plan))
 	}
 	results := filepath.Join(dir, "results")
-	stopAt := 2 + rand.IntN(len(plan)-3) // somewhere in the middle
-	t.Logf("interrupting after step %d", stopAt)
+	// Steps 1-8 are the two sweeps, 9-10 the backup-restore cycles: interrupt one of
+	// steps 2-7 a second into its timed window.
+	stopAt := 1 + rand.IntN(6)
+	t.Logf("interrupting step %d", stopAt+1)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var first []string
-	err = Run(ctx, s, file, results, Options{Version: "test", afterStep: func(st Step) {
-		first = append(first, st.ID)
-		if st.Seq == stopAt {
-			cancel()
-		}
-	}})
+	err = Run(ctx, s, file, results, Options{Version: "test",
+		afterStep: func(st Step) { first = append(first, st.ID) },
+		Progress: func(p Progress) {
+			if p.Step.Seq == stopAt+1 && p.Tick.Phase == driver.PhaseTimed {
+				cancel()
+			}
+		}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted study: %v", err)
 	}
@@ -76,7 +82,12 @@ func TestStudyRunAndResume(t *testing.T) {
 	}
 	stored, _ := store.Steps()
 	if len(stored) != stopAt || len(first) != stopAt {
-		t.Fatalf("%d steps stored, %d run before the interruption at %d", len(stored), len(first), stopAt)
+		t.Fatalf("%d steps stored, %d run before the interruption of step %d", len(stored), len(first), stopAt+1)
+	}
+	var partial StepResult
+	b, err := os.ReadFile(filepath.Join(results, "steps", fmt.Sprintf("%04d-interrupted.json", stopAt+1)))
+	if err != nil || json.Unmarshal(b, &partial) != nil || partial.Run == nil || !partial.Run.Interrupted || partial.Run.TPMClient <= 0 {
+		t.Errorf("the interrupted step's measurements were not kept (%v): %.200s", err, b)
 	}
 
 	var second []string

@@ -141,6 +141,12 @@ func stepFile(seq int) string { return filepath.Join("steps", fmt.Sprintf("%04d.
 // SaveStep stores a finished step.
 func (s *Store) SaveStep(r *StepResult) error { return s.writeJSON(stepFile(r.Step.Seq), r) }
 
+// SaveInterrupted keeps what an interrupted step measured, apart from the finished
+// steps: the step still counts as not done, and a resumed study runs it again.
+func (s *Store) SaveInterrupted(r *StepResult) error {
+	return s.writeJSON(strings.TrimSuffix(stepFile(r.Step.Seq), ".json")+"-interrupted.json", r)
+}
+
 // Done returns the IDs of the stored steps.
 func (s *Store) Done() (map[string]bool, error) {
 	results, err := s.Steps()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -98,13 +99,14 @@ func (t *target) create(ctx context.Context, v variant) error {
 	return nil
 }
 
-func (t *target) baseRecordPath() string { return t.store.BaseDir(t.name) + ".json" }
+// baseRecordName is the base image's record, beside it in the store.
+func (t *target) baseRecordName() string { return filepath.Join("base", t.name+".json") }
 
 // ensureBase builds the schema into the instance and keeps a physical backup of it as
 // the base image, unless one of the same workload exists.
 func (t *target) ensureBase(ctx context.Context) error {
 	want := baseRecord{Warehouses: t.workload.Warehouses, Seed: t.workload.Seed}
-	if b, err := os.ReadFile(t.baseRecordPath()); err == nil {
+	if b, err := os.ReadFile(t.store.path(t.baseRecordName())); err == nil {
 		var have baseRecord
 		if json.Unmarshal(b, &have) == nil && have == want {
 			return nil
@@ -125,7 +127,7 @@ func (t *target) ensureBase(ctx context.Context) error {
 	fmt.Fprintf(t.log, "target %s: base image %.0f MB in %.1f s\n", t.name, float64(tr.Bytes)/1e6, tr.Seconds)
 	t.pristine = true
 	b, _ := json.Marshal(want)
-	return t.store.writeFile(t.baseRecordPath()[len(t.store.Dir)+1:], b)
+	return t.store.writeFile(t.baseRecordName(), b)
 }
 
 // build loads the schema, first dropping the tables of a build that an interruption
