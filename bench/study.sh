@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 target=${1:-$PWD/.bench-study}
 mkdir -p "$target"
 work=$(mktemp -d /tmp/storbench-study-bench.XXXXXX)
-trap 'rm -rf "$work"; rm -rf "$target"' EXIT
+# The study destroys the instance it made in $target/pg; $target itself is removed only
+# when empty (it may be the user's).
+trap 'rm -rf "$work"; rmdir "$target" 2>/dev/null || true' EXIT
 SB=$work/storbench
 go build -o "$SB" ./cmd/storbench
 cat >"$work/study.yaml" <<EOF

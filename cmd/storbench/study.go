@@ -37,8 +37,7 @@ func studyPlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			study.WritePlan(c.OutOrStdout(), s, study.Plan(s))
-			return nil
+			return study.WritePlan(c.OutOrStdout(), s, study.Plan(s))
 		},
 	}
 }
@@ -205,7 +204,8 @@ print where the results are.`,
 			}
 			fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs,
 				map[bool]string{true: ", fio profile hcibench-4k-70r", false: ", no fio installed: no storage profile"}[fioErr == nil])
-			return runStudy(c, s, file.Bytes(), filepath.Join(abs, "results"), false)
+			// Each quick run measures afresh into the same store.
+			return runStudy(c, s, file.Bytes(), filepath.Join(abs, "results"), true)
 		},
 	}
 	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test: the database goes to PATH/pg, results to PATH/results")

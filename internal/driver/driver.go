@@ -293,7 +293,8 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 			w.before = c
 		case now := <-endTimer.C:
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
-			c, err := r.counters(ctx)
+			// Past the cancellation: an interruption now must not lose the window.
+			c, err := r.counters(context.WithoutCancel(ctx))
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's end: %w", err)
 			}

@@ -409,9 +409,6 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// MarshalYAML writes the duration back in the form it is read.
-func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
-
 // UnmarshalYAML reads 512MB or 2GB (powers of 1024, as memory is sized).
 func (s *Size) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
@@ -424,9 +421,6 @@ func (s *Size) UnmarshalYAML(n *yaml.Node) error {
 	s.Bytes = v
 	return nil
 }
-
-// MarshalYAML writes the size back in the form it is read.
-func (s Size) MarshalYAML() (any, error) { return sizeText(s.Bytes), nil }
 
 // UnmarshalYAML reads a list of user counts, a single count, or a series:
 //
@@ -507,9 +501,6 @@ func (u *Users) UnmarshalYAML(n *yaml.Node) error {
 	u.Values = slices.Compact(vals)
 	return nil
 }
-
-// MarshalYAML writes the expanded list, which is what runs.
-func (u Users) MarshalYAML() (any, error) { return u.Values, nil }
 
 func userCount(n *yaml.Node) (int, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
@@ -1007,8 +998,8 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 		}
 		if !c.doc.has(p("size")) {
 			e.Size = Size{DefaultFioSize}
-		} else if e.Size.Bytes < 1<<20 {
-			c.errf(p("size"), "size %s is too small for a test file", "give at least 1MB; larger than the device's cache measures the device", sizeText(e.Size.Bytes))
+		} else if e.Size.Bytes < 16<<20 {
+			c.errf(p("size"), "size %s is too small for a test file", "give at least 16MB; larger than the device's cache measures the device", sizeText(e.Size.Bytes))
 		}
 		if !c.doc.has(p("runtime")) {
 			e.Runtime = Duration{DefaultFioRuntime}

@@ -70,8 +70,8 @@ func Plan(s *Study) []Step {
 }
 
 // appendSteps adds one experiment's steps on one target. IDs read like the step they
-// name and hold only what the file says (names and values, never positions), so a
-// study edited by adding users or repeats still resumes after the steps it stored.
+// name and hold only what the file says (names and values, never positions), so the
+// results of different runs of a study line up by ID.
 func appendSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step {
 	base := Step{Target: t.Name, Experiment: e.Name, Kind: e.Kind}
 	id := t.Name + "/" + e.Name

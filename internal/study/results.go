@@ -78,8 +78,8 @@ func WriteList(out io.Writer, s *Store) error {
 
 // WriteStep prints one stored step in full.
 func WriteStep(out io.Writer, r *StepResult) error {
-	fmt.Fprintf(out, "step %d %s (%s, target %s), %s to %s\n", r.Step.Seq, r.Step.ID, r.Step.Kind, r.Step.Target,
-		r.Started.Format("2006-01-02 15:04:05"), r.Ended.Format("15:04:05"))
+	fmt.Fprintf(out, "step %d %s (%s, target %s), %s to %s, %.1f s restoring the base image first\n", r.Step.Seq, r.Step.ID,
+		r.Step.Kind, r.Step.Target, r.Started.Format("2006-01-02 15:04:05"), r.Ended.Format("15:04:05"), r.RestoreSeconds)
 	switch {
 	case r.Run != nil:
 		if err := driver.WriteText(out, r.Run); err != nil {
@@ -117,7 +117,7 @@ var csvColumns = []string{"seq", "id", "target", "experiment", "kind", "memory_b
 	"nopm_db", "tpm_db", "nopm_client", "tpm_client", "new_order_p95_ms", "new_order_p99_ms",
 	"cpu_idle_pct", "cpu_iowait_pct", "disk", "disk_read_iops", "disk_write_iops", "disk_write_await_ms", "io_p99_ms",
 	"fio_profile", "fio_point", "fio_iops", "fio_mb_s", "fio_read_p99_ms", "fio_write_p99_ms",
-	"backup_s", "backup_mb_s", "restore_s", "restore_mb_s"}
+	"cycle_backup_s", "cycle_backup_mb_s", "cycle_restore_s", "cycle_restore_mb_s", "base_restore_s"}
 
 // ExportCSV writes one row per stored step (one per point of a fio step).
 func ExportCSV(w io.Writer, s *Store) error {
@@ -145,7 +145,8 @@ func csvRows(r *StepResult) [][]string {
 	st := r.Step
 	row := map[string]string{"seq": strconv.Itoa(st.Seq), "id": st.ID, "target": st.Target, "experiment": st.Experiment,
 		"kind": st.Kind, "memory_bytes": strconv.FormatInt(st.Memory, 10), "cpus": st.CPUs,
-		"with_replica": strconv.FormatBool(st.WithReplica), "users": strconv.Itoa(st.Users), "repeat": strconv.Itoa(st.Repeat)}
+		"with_replica": strconv.FormatBool(st.WithReplica), "users": strconv.Itoa(st.Users), "repeat": strconv.Itoa(st.Repeat),
+		"base_restore_s": f(r.RestoreSeconds)}
 	if run := r.Run; run != nil {
 		row["nopm_db"], row["tpm_db"], row["nopm_client"], row["tpm_client"] = f(run.NOPMDB), f(run.TPMDB), f(run.NOPMClient), f(run.TPMClient)
 		row["new_order_p95_ms"], row["new_order_p99_ms"] = f(run.Transactions.NewOrder.P95Ms), f(run.Transactions.NewOrder.P99Ms)
@@ -163,7 +164,7 @@ func csvRows(r *StepResult) [][]string {
 		}
 	}
 	if r.Backup != nil && r.Restore != nil {
-		row["backup_s"], row["backup_mb_s"], row["restore_s"], row["restore_mb_s"] = f(r.Backup.Seconds), f(r.Backup.MBps), f(r.Restore.Seconds), f(r.Restore.MBps)
+		row["cycle_backup_s"], row["cycle_backup_mb_s"], row["cycle_restore_s"], row["cycle_restore_mb_s"] = f(r.Backup.Seconds), f(r.Backup.MBps), f(r.Restore.Seconds), f(r.Restore.MBps)
 	}
 	values := func(m map[string]string) []string {
 		out := make([]string, len(csvColumns))

@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
@@ -57,7 +60,15 @@ func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) e
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	defer store.Unlock()
 	r := &runner{study: s, store: store, opts: opts, steps: Plan(s), env: machine(opts.Version), targets: map[string]*target{}}
+	if err := preflight(s, r.steps); err != nil {
+		return err
+	}
+	// Targets an earlier run prepared keep their record until prepared again.
+	if old, err := store.Environment(); err == nil {
+		r.env.Targets = old.Targets
+	}
 	if err := store.writeJSON("plan.json", r.steps); err != nil {
 		return err
 	}
@@ -84,7 +95,7 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 		if err := ctx.Err(); err != nil {
 			return r.interrupted(step, err)
 		}
-		fmt.Fprintf(r.opts.Log, "step %d/%d %s: %s\n", step.Seq, len(r.steps), step.ID, r.remaining(i))
+		fmt.Fprintf(r.opts.Log, "step %d/%d %s: about %s to go\n", step.Seq, len(r.steps), step.ID, r.remainingFrom(i).Round(time.Second))
 		res := &StepResult{Step: step, Started: time.Now()}
 		err := r.runStep(ctx, step, res)
 		if t := r.targets[step.Target]; t != nil {
@@ -119,13 +130,13 @@ func (r *runner) interrupted(step Step, err error) error {
 		step.Seq, len(r.steps), step.ID, err)
 }
 
-// remaining is the estimated time of the steps from i on.
-func (r *runner) remaining(i int) string {
+// remainingFrom is the estimated time of the steps from index i on.
+func (r *runner) remainingFrom(i int) time.Duration {
 	var d time.Duration
 	for _, s := range r.steps[i:] {
 		d += s.Estimate
 	}
-	return "about " + d.Round(time.Second).String() + " to go"
+	return d
 }
 
 // runStep prepares the step's target and runs the step.
@@ -148,6 +159,12 @@ func (r *runner) runStep(ctx context.Context, step Step, res *StepResult) error 
 func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult) error {
 	if err := t.ready(ctx, variantOf(t, step), r.study.Workload.Restore != "never"); err != nil {
 		return err
+	}
+	if t.spec.Kind != "external" {
+		if missing := t.unapplied(); len(missing) > 0 && (step.Memory > 0 || step.CPUs != "") {
+			return fmt.Errorf("%w: a %s step needs its limits applied (cgroups, as root): %s", engine.ErrInput, step.Kind, strings.Join(missing, "; "))
+		}
+		res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
 	}
 	if step.WithReplica {
 		if err := t.startReplica(ctx); err != nil {
@@ -176,7 +193,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 		Keying: w.Keying, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5, ClientCPUs: runtime.GOMAXPROCS(0),
 		Started: func(windowStart time.Time) { mon.Start(ctx, windowStart) }}
 	if r.opts.Progress != nil {
-		remaining := r.remainingAfter(step)
+		remaining := r.remainingFrom(step.Seq)
 		cfg.Progress = func(tick driver.Tick) {
 			r.opts.Progress(Progress{Step: step, Of: len(r.steps), Tick: tick, Remaining: remaining + step.Ramp + step.Duration - tick.Elapsed})
 		}
@@ -196,15 +213,6 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	fmt.Fprintf(r.opts.Log, "  %s users %d rep %d: NOPM %.0f (database counters), TPM %.0f, new-order p95 %.2f ms\n",
 		step.Target, step.Users, step.Repeat, run.NOPMDB, run.TPMDB, run.Transactions.NewOrder.P95Ms)
 	return nil
-}
-
-// remainingAfter is the estimated time of the steps after step.
-func (r *runner) remainingAfter(step Step) time.Duration {
-	var d time.Duration
-	for _, s := range r.steps[step.Seq:] {
-		d += s.Estimate
-	}
-	return d
 }
 
 // metricsConfig samples the target's directories (managed) or its host's
@@ -234,7 +242,7 @@ func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.T
 
 // storageProfile runs one fio profile on one of a managed target's directories.
 func (r *runner) storageProfile(ctx context.Context, t *target, step Step, res *StepResult) error {
-	if err := t.ready(ctx, variant{}, false); err != nil {
+	if err := t.ready(ctx, variantOf(t, Step{}), false); err != nil {
 		return err
 	}
 	profiles, err := fio.Lookup([]string{step.Profile}, false)
@@ -256,7 +264,7 @@ func (r *runner) storageProfile(ctx context.Context, t *target, step Step, res *
 // backupRestore backs the loaded database up and restores it, timing both with what
 // the disks did.
 func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *StepResult) error {
-	if err := t.ready(ctx, variant{}, r.study.Workload.Restore != "never"); err != nil {
+	if err := t.ready(ctx, variantOf(t, Step{}), r.study.Workload.Restore != "never"); err != nil {
 		return err
 	}
 	how, err := instance.ParseBackupMethod(step.Method, max(1, runtime.NumCPU()))
@@ -296,12 +304,27 @@ func (r *runner) timed(ctx context.Context, t *target, backup metrics.Target, do
 	return &Transfer{Transfer: tr, System: mon.Stop(context.WithoutCancel(ctx), 0, time.Since(origin).Seconds())}, nil
 }
 
-// release stops the managed instances, and destroys them when the study is done (the
-// results and base images stay in the store).
+// release stops the managed instances, and when the study is done destroys every
+// instance of its registry, standbys first, including those of targets an earlier
+// run prepared (the results and base images stay in the store).
 func (r *runner) release(ctx context.Context, finished bool) {
 	for _, t := range r.targets {
 		if err := t.release(ctx, finished); err != nil {
 			fmt.Fprintf(r.opts.Log, "target %s: %v\n", t.spec.Name, err)
+		}
+	}
+	if !finished {
+		return
+	}
+	left, err := r.store.Registry().List()
+	if err != nil {
+		fmt.Fprintf(r.opts.Log, "study instances: %v\n", err)
+		return
+	}
+	sort.Slice(left, func(i, j int) bool { return left[i].ReplicaOf != "" && left[j].ReplicaOf == "" })
+	for _, st := range left {
+		if err := r.store.Registry().Destroy(ctx, st.Name); err != nil {
+			fmt.Fprintf(r.opts.Log, "instance %s: %v\n", st.Name, err)
 		}
 	}
 }
@@ -325,8 +348,30 @@ func (r *runner) target(ctx context.Context, name string) (*target, error) {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
 	r.targets[name] = t
+	r.env.Targets = slices.DeleteFunc(r.env.Targets, func(e TargetEnv) bool { return e.Name == name })
 	r.env.Targets = append(r.env.Targets, t.describe(ctx))
 	return t, r.store.writeJSON("environment.json", r.env)
+}
+
+// preflight finds what would fail hours into a study before anything runs: fio
+// missing for storage profiles, an external target's password variable unset.
+func preflight(s *Study, steps []Step) error {
+	for _, st := range steps {
+		if st.Kind == StorageProfiles {
+			if _, err := fio.FindFio(); err != nil {
+				return fmt.Errorf("%w (the study has storage profiles)", err)
+			}
+			break
+		}
+	}
+	for _, t := range s.Targets {
+		if t.PasswordEnv != "" {
+			if _, ok := os.LookupEnv(t.PasswordEnv); !ok {
+				return fmt.Errorf("%w: target %s: environment variable %s (password_env) is not set", engine.ErrInput, t.Name, t.PasswordEnv)
+			}
+		}
+	}
+	return nil
 }
 
 func maxUsers(steps []Step) int {

@@ -223,9 +223,12 @@ func TestStudyVariants(t *testing.T) {
 		t.Fatalf("%d steps stored (%v)", len(steps), err)
 	}
 	for _, want := range []struct{ id, instance string }{
-		{"v/mem/memory=192MB/users=1/rep=1", "v mem=201326592"},
-		{"v/mem/memory=320MB/users=1/rep=1", "v mem=335544320"},
+		{"v/mem/memory=192MB/users=1/rep=1", "mem=201326592"},
+		{"v/mem/memory=320MB/users=1/rep=1", "mem=335544320"},
 		{"v/cpu/cpus=0/users=1/rep=1", `cpus="0"`},
+		// The storage profiles run on the target's own instance, not an unlimited one.
+		{"v/fio/seq-write-128k/data", "mem=268435456"},
+		{"v/fio/seq-write-128k/wal", "mem=268435456"},
 	} {
 		if !strings.Contains(seen[want.id], want.instance) {
 			t.Errorf("step %s ran on %q, want %q", want.id, seen[want.id], want.instance)
@@ -233,7 +236,7 @@ func TestStudyVariants(t *testing.T) {
 	}
 	replicated := 0
 	for _, r := range steps {
-		if strings.Contains(strings.Join(r.Notes, " "), "standby v-replica") {
+		if strings.Contains(strings.Join(r.Notes, " "), "-replica on "+dir+"/vrep") {
 			replicated++
 			if !r.Step.WithReplica {
 				t.Errorf("step %s had a standby", r.Step.ID)
@@ -245,6 +248,9 @@ func TestStudyVariants(t *testing.T) {
 	}
 	var fioRoles []string
 	for _, r := range steps {
+		if r.Run != nil && !strings.Contains(strings.Join(r.Notes, " "), "instance limits: ") {
+			t.Errorf("step %s does not record the limits it ran with: %q", r.Step.ID, r.Notes)
+		}
 		if r.Run != nil && r.Run.NOPMDB <= 0 {
 			t.Errorf("step %s: no throughput", r.Step.ID)
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
@@ -28,7 +30,10 @@ import (
 //	base/TARGET/       each managed target's base image (a physical backup)
 //	instances/         the study's own instance registry
 //	scratch/           backups of backup-restore cycles, removed after each
-type Store struct{ Dir string }
+type Store struct {
+	Dir  string
+	lock *os.File // held while a study runs into the store
+}
 
 // storeMarker marks a directory as a study's results store: --restart only ever
 // clears a directory that carries it.
@@ -77,24 +82,58 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 			return nil, fmt.Errorf("%w: %s holds the results of study %q, not %q: give another --results directory", engine.ErrInput, dir, name, s.Name)
 		}
 		stored, _ := os.ReadFile(st.path("study.yaml"))
-		switch {
-		case restart:
-			if err := st.ClearSteps(); err != nil {
-				return nil, err
-			}
-		case !bytes.Equal(stored, file):
+		if !restart && !bytes.Equal(stored, file) {
 			return nil, fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", engine.ErrInput, dir)
-		}
-	}
-	for _, sub := range []string{"steps", "base", "instances", "scratch"} {
-		if err := os.MkdirAll(st.path(sub), 0o755); err != nil {
-			return nil, err
 		}
 	}
 	if err := st.writeFile(storeMarker, []byte(s.Name+"\n")); err != nil {
 		return nil, err
 	}
-	return st, st.writeFile("study.yaml", file)
+	// Two runs into one store would restore base images under each other's steps.
+	lock, err := os.OpenFile(st.path(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("%w: another storbench study run is using %s", engine.ErrInput, dir)
+	}
+	st.lock = lock
+	if restart {
+		if err := st.ClearSteps(); err != nil {
+			st.Unlock()
+			return nil, err
+		}
+	}
+	for _, sub := range []string{"steps", "base", "instances", "scratch"} {
+		if err := os.MkdirAll(st.path(sub), 0o755); err != nil {
+			st.Unlock()
+			return nil, err
+		}
+	}
+	if err := st.writeFile("study.yaml", file); err != nil {
+		st.Unlock()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Unlock releases the store for another run.
+func (s *Store) Unlock() {
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
+}
+
+// Environment reads the stored environment record.
+func (s *Store) Environment() (*Environment, error) {
+	b, err := os.ReadFile(s.path("environment.json"))
+	if err != nil {
+		return nil, err
+	}
+	var env Environment
+	return &env, json.Unmarshal(b, &env)
 }
 
 // ReadStore opens an existing store for reading.

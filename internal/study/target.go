@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -48,6 +50,10 @@ type target struct {
 	name    string // the managed instance's name
 	dsn     string
 	current variant
+	// limits are the memory and CPU limits the instance runs with, as applied.
+	limits []string
+	// empty: the instance was just created and holds no data yet.
+	empty bool
 	// pristine: the database holds the base image's data and no step has run on it.
 	pristine bool
 	replica  string
@@ -69,33 +75,69 @@ func (t *target) prepare(ctx context.Context) error {
 	if t.spec.Kind == "external" {
 		return t.prepareExternal(ctx)
 	}
-	t.name = t.spec.Name
-	if st, err := t.reg.Load(t.name); err == nil {
-		t.current = variant{memory: st.MemoryBytes, cpus: st.CPUs}
-		fmt.Fprintf(t.log, "target %s: instance found from an earlier run, starting it\n", t.name)
-	} else if err := t.create(ctx, variantOf(t, Step{})); err != nil {
+	t.name = instanceName(t.spec.Name, t.store.Dir)
+	if err := t.resume(ctx); err != nil {
 		return err
 	}
-	st, err := t.reg.Start(ctx, t.name)
-	if err != nil {
-		return err
+	if t.dsn == "" {
+		if err := t.create(ctx, variantOf(t, Step{})); err != nil {
+			return err
+		}
+		st, err := t.reg.Start(ctx, t.name)
+		if err != nil {
+			return err
+		}
+		t.dsn = st.DSN()
 	}
-	t.dsn = st.DSN()
 	return t.ensureBase(ctx)
+}
+
+// instanceName makes a target's instance name unique to its results store: the
+// instance's cgroup is named after it, and must not be another study's or the user's.
+func instanceName(target, store string) string {
+	abs, _ := filepath.Abs(store)
+	return fmt.Sprintf("%s-%08x", target, crc32.ChecksumIEEE([]byte(abs)))
+}
+
+// resume takes over the instance an interrupted run left, if it is what the study
+// file asks for and starts; otherwise it is destroyed (it is the study's own) and a
+// new one is made. A standby left behind is removed.
+func (t *target) resume(ctx context.Context) error {
+	if _, err := t.reg.Load(t.name + "-replica"); err == nil {
+		if err := t.reg.Destroy(ctx, t.name+"-replica"); err != nil {
+			return err
+		}
+	}
+	st, err := t.reg.Load(t.name)
+	if err != nil {
+		return nil
+	}
+	same := st.Path == t.spec.Path && st.WALPath == t.spec.WALPath && st.Engine == t.spec.Engine &&
+		st.MaxConnections >= t.maxUsers+20
+	if same {
+		// A restore cut short leaves a data directory the server will not start on.
+		if st, err := t.reg.Start(ctx, t.name); err == nil {
+			fmt.Fprintf(t.log, "target %s: instance from an earlier run started\n", t.spec.Name)
+			t.current, t.limits, t.dsn = variant{memory: st.MemoryBytes, cpus: st.CPUs}, st.Limits, st.DSN()
+			return nil
+		}
+	}
+	fmt.Fprintf(t.log, "target %s: the instance of an earlier run does not fit or start: making a new one\n", t.spec.Name)
+	return t.reg.Destroy(ctx, t.name)
 }
 
 // create makes the instance for a variant (the server's settings follow its memory).
 func (t *target) create(ctx context.Context, v variant) error {
 	spec := instance.Spec{Name: t.name, Engine: t.spec.Engine, Path: t.spec.Path, WALPath: t.spec.WALPath,
 		MemoryBytes: v.memory, CPUs: v.cpus, MaxConnections: t.maxUsers + 20}
-	_, warnings, err := t.reg.Create(ctx, spec)
+	st, warnings, err := t.reg.Create(ctx, spec)
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(t.log, "target %s: warning: %s\n", t.name, w)
+		fmt.Fprintf(t.log, "target %s: warning: %s\n", t.spec.Name, w)
 	}
-	t.current = v
+	t.current, t.limits, t.empty = v, st.Limits, true
 	return nil
 }
 
@@ -112,8 +154,17 @@ func (t *target) ensureBase(ctx context.Context) error {
 			return nil
 		}
 	}
-	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.name, want.Warehouses)
-	if err := t.build(ctx); err != nil {
+	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.spec.Name, want.Warehouses)
+	db, err := engine.Open(ctx, t.dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// Only storbench's tables: what a build cut short by an interruption left.
+	if _, err := db.Drop(ctx); err != nil {
+		return err
+	}
+	if err := t.build(ctx, db); err != nil {
 		return err
 	}
 	base := t.store.BaseDir(t.name)
@@ -124,24 +175,15 @@ func (t *target) ensureBase(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("base image: %w", err)
 	}
-	fmt.Fprintf(t.log, "target %s: base image %.0f MB in %.1f s\n", t.name, float64(tr.Bytes)/1e6, tr.Seconds)
-	t.pristine = true
+	fmt.Fprintf(t.log, "target %s: base image %.0f MB in %.1f s\n", t.spec.Name, float64(tr.Bytes)/1e6, tr.Seconds)
+	t.pristine, t.empty = true, false
 	b, _ := json.Marshal(want)
 	return t.store.writeFile(t.baseRecordName(), b)
 }
 
-// build loads the schema, first dropping the tables of a build that an interruption
-// cut short (only storbench's tables).
-func (t *target) build(ctx context.Context) error {
-	db, err := engine.Open(ctx, t.dsn)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, err := db.Drop(ctx); err != nil {
-		return err
-	}
-	_, err = load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
+// build loads the study's schema.
+func (t *target) build(ctx context.Context, db engine.Database) error {
+	_, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
 		Seed: t.workload.Seed, Version: t.version})
 	return err
 }
@@ -175,9 +217,7 @@ func (t *target) prepareExternal(ctx context.Context) error {
 			engine.ErrInput, engine.RedactDSN(t.spec.DSN), info.Warehouses, t.workload.Warehouses)
 	}
 	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.spec.Name, t.workload.Warehouses)
-	_, err = load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
-		Seed: t.workload.Seed, Version: t.version})
-	return err
+	return t.build(ctx, db)
 }
 
 // ready puts the instance in the variant a step needs, running, and restores the base
@@ -189,33 +229,47 @@ func (t *target) ready(ctx context.Context, v variant, restore bool) error {
 	}
 	if v != t.current {
 		// A new variant is a new instance on the same storage, given the base image.
-		fmt.Fprintf(t.log, "target %s: instance with memory %d MiB, cpus %q\n", t.name, v.memory>>20, v.cpus)
+		fmt.Fprintf(t.log, "target %s: instance with memory %d MiB, cpus %q\n", t.spec.Name, v.memory>>20, v.cpus)
 		if err := t.reg.Destroy(ctx, t.name); err != nil {
 			return err
 		}
 		if err := t.create(ctx, v); err != nil {
 			return err
 		}
-		restore, t.pristine = true, false
+		t.pristine = false
 	}
 	st, err := t.reg.Start(ctx, t.name)
 	if err != nil {
 		return err
 	}
 	t.dsn = st.DSN()
-	if restore && !t.pristine {
+	// A new instance holds nothing yet: it gets the base image even with restore: never.
+	if (restore || t.empty) && !t.pristine {
 		start := time.Now()
 		if _, err := t.reg.Restore(ctx, t.name, t.store.BaseDir(t.name), 0); err != nil {
 			return fmt.Errorf("restore the base image: %w", err)
 		}
 		t.restoreSeconds = time.Since(start).Seconds()
 	}
-	t.pristine = false
+	t.pristine, t.empty = false, false
 	return nil
 }
 
+// unapplied says which of a variant's limits the instance runs without (no cgroups,
+// a CPU the machine does not have): a memory or CPU sweep without them measures
+// nothing it claims to.
+func (t *target) unapplied() []string {
+	var out []string
+	for _, l := range t.limits {
+		if strings.Contains(l, "NOT APPLIED") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // startReplica makes a streaming standby of the instance on the replica's storage;
-// with sync, each commit waits for it.
+// with sync, each commit waits for it. (resume removed any standby a killed run left.)
 func (t *target) startReplica(ctx context.Context) error {
 	t.replica = t.name + "-replica"
 	spec := instance.Spec{Name: t.replica, Engine: t.spec.Engine, Path: t.spec.Replica.Path, MaxConnections: t.maxUsers + 20,
