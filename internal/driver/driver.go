@@ -37,6 +37,9 @@ type Config struct {
 	// Started, when set, is called once the users are connected, with the start of
 	// the timed window: the origin of the run's timeline (ramp-up seconds are <= 0).
 	Started func(windowStart time.Time)
+	// StartAt, when set, is when the timed window starts, instead of Ramp after the
+	// users connect: runs on several databases then measure the same seconds.
+	StartAt time.Time
 }
 
 // Tick is the run's state at one second.
@@ -146,6 +149,15 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	r := &run{db: db, cfg: cfg, stopped: make(chan struct{})}
 	r.start = time.Now()
 	r.windowStart = r.start.Add(cfg.Ramp)
+	if !cfg.StartAt.IsZero() {
+		if cfg.StartAt.Before(r.start) {
+			for _, u := range users {
+				u.session.Close()
+			}
+			return nil, fmt.Errorf("the common start of the timed window passed while %d users connected: allow a longer ramp", cfg.Users)
+		}
+		r.windowStart = cfg.StartAt
+	}
 	r.windowEnd = r.windowStart.Add(cfg.Duration)
 	if cfg.Started != nil {
 		cfg.Started(r.windowStart)

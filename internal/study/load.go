@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
@@ -711,7 +712,7 @@ var (
 	shortNameRE     = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 	envNameRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	cpuListRE       = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`)
-	experimentKinds = []string{UserSweep, MemorySweep, CPUSweep, StorageProfiles, BackupRestore, Replication}
+	experimentKinds = []string{UserSweep, MemorySweep, CPUSweep, StorageProfiles, BackupRestore, Replication, Consolidation}
 )
 
 func (c *checker) study(s *Study) {
@@ -907,9 +908,11 @@ var kindKnobs = map[string][]string{
 	Replication:     {"users", "ramp", "duration", "repeats"},
 	StorageProfiles: {"profiles", "size", "runtime"},
 	BackupRestore:   {"cycles", "method"},
+	Consolidation:   {"users", "ramp", "duration", "instances", "instance_memory", "noisy", "baseline"},
 }
 
-var allKnobs = []string{"users", "ramp", "duration", "repeats", "memory", "cpus", "profiles", "size", "runtime", "cycles", "method"}
+var allKnobs = []string{"users", "ramp", "duration", "repeats", "memory", "cpus", "profiles", "size", "runtime", "cycles", "method",
+	"instances", "instance_memory", "noisy", "baseline"}
 
 func (c *checker) experiment(s *Study, i int, names map[string]int) {
 	e := &s.Experiments[i]
@@ -1006,6 +1009,8 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 		} else if e.Runtime.Duration < minRunSeconds {
 			c.errf(p("runtime"), "runtime %s is too short", "give at least 1s per point", e.Runtime)
 		}
+	case Consolidation:
+		c.consolidation(i, e)
 	case BackupRestore:
 		if !c.doc.has(p("cycles")) {
 			e.Cycles = DefaultCycles
@@ -1017,6 +1022,66 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 		} else if e.Method != "physical" && e.Method != "logical" {
 			c.errf(p("method"), "method %q is unknown", "use physical, a copy of the server's files, or logical, a dump", e.Method)
 		}
+	}
+}
+
+// consolidation checks the instances, the noisy workload and that it all fits the
+// machine: every instance's memory in its memory, every connection a process.
+func (c *checker) consolidation(i int, e *Experiment) {
+	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
+	if len(e.Users.Values) != 1 {
+		c.errf(p("users"), "%s needs one users value: the OLTP users of each instance", "e.g. users: 4", label(e))
+	}
+	if e.Instances < 2 {
+		c.errf(p("instances"), "%s needs at least 2 instances", "e.g. instances: 4", label(e))
+	}
+	if !c.doc.has(p("instance_memory")) {
+		e.InstanceMemory = Size{512 << 20}
+	} else {
+		c.memory(p("instance_memory"), e.InstanceMemory.Bytes)
+	}
+	if total, err := memTotal(); err == nil && total > 0 && int64(e.Instances)*e.InstanceMemory.Bytes > total*8/10 {
+		c.errf(p("instances"), "%d instances of %s need %s, more than 80%% of this machine's %s", "give fewer instances or less instance_memory",
+			e.Instances, sizeText(e.InstanceMemory.Bytes), sizeText(int64(e.Instances)*e.InstanceMemory.Bytes), sizeText(total))
+	}
+	if procs, ok := maxProcesses(); ok && len(e.Users.Values) == 1 && int64(e.Instances*(e.Users.Values[0]+20)) > procs {
+		c.errf(p("instances"), "%d instances of %d users need about %d processes, this user may run %d", "give fewer instances or users, or raise ulimit -u",
+			e.Instances, e.Users.Values[0], e.Instances*(e.Users.Values[0]+20), procs)
+	}
+	if !c.doc.has(p("ramp")) {
+		e.Ramp = Duration{DefaultRamp}
+	}
+	if !c.doc.has(p("duration")) {
+		e.Duration = Duration{DefaultDuration}
+	} else if e.Duration.Duration < minRunSeconds {
+		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s", e.Duration)
+	}
+	n := e.Noisy
+	if n == nil {
+		if e.Baseline {
+			c.errf(p("baseline"), "baseline compares with a noisy workload", "add noisy: or remove baseline")
+		}
+		return
+	}
+	np := func(key string) string { return p("noisy." + key) }
+	if n.Instances < 1 || n.Instances >= e.Instances {
+		c.errf(np("instances"), "noisy instances %d out of %d", "give 1 to %d: the others run TPC-C", n.Instances, e.Instances, e.Instances-1)
+	}
+	if n.Kind == "" {
+		n.Kind = "backup"
+	} else if n.Kind != "backup" {
+		c.errf(np("kind"), "noisy kind %q is unknown", "use backup", n.Kind)
+	}
+	if n.Method == "" {
+		n.Method = DefaultMethod
+	} else if n.Method != "physical" && n.Method != "logical" {
+		c.errf(np("method"), "method %q is unknown", "use physical or logical", n.Method)
+	}
+	if n.Interval.Duration < time.Second {
+		c.errf(np("interval"), "interval %s is too short", "give the time between backup starts, e.g. 100s", n.Interval)
+	}
+	if n.Cycles < 1 {
+		c.errf(np("cycles"), "cycles %d is too few", "give 1 or more backups", n.Cycles)
 	}
 }
 
@@ -1090,7 +1155,7 @@ func label(e *Experiment) string {
 func notApplicable(kind string, t *Target) string {
 	managed := t.Kind == "" || t.Kind == "managed"
 	switch kind {
-	case MemorySweep, CPUSweep, BackupRestore:
+	case MemorySweep, CPUSweep, BackupRestore, Consolidation:
 		if !managed {
 			return "it is external, and storbench only controls the servers it manages"
 		}
@@ -1156,4 +1221,13 @@ func (c *checker) metrics(m *Metrics) {
 	} else if m.IOLatency != "auto" && m.IOLatency != "on" && m.IOLatency != "off" {
 		c.errf("metrics.io_latency", "io_latency %q is unknown", "use auto, traced when bpftrace can, on, which requires it, or off", m.IOLatency)
 	}
+}
+
+// maxProcesses is this user's process limit (ulimit -u); false when unlimited.
+func maxProcesses() (int64, bool) {
+	var l unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NPROC, &l) != nil || l.Cur == unix.RLIM_INFINITY {
+		return 0, false
+	}
+	return int64(l.Cur), true
 }

@@ -2,6 +2,7 @@ package study
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -497,6 +498,39 @@ func TestExamplesLoad(t *testing.T) {
 	for _, w := range want {
 		if !strings.Contains(strings.Join(names, " "), w) {
 			t.Errorf("examples/%s is missing", w)
+		}
+	}
+}
+
+// A consolidation experiment must fit the machine and make sense, with the line of
+// what does not.
+func TestParseConsolidation(t *testing.T) {
+	withMemTotal(t, 4<<30)
+	consol := func(knobs string) string {
+		return edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: consolidation\n"+knobs)
+	}
+	ok := "    instances: 3\n    instance_memory: 256MB\n    users: 2\n    noisy:\n      instances: 1\n      interval: 10s\n      cycles: 2\n"
+	s, err := Parse("s.yaml", []byte(consol(ok+"    baseline: true\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := s.Experiments[0]; e.Noisy.Kind != "backup" || e.Noisy.Method != "physical" || len(Plan(s)) != 2 || !Plan(s)[1].Noisy {
+		t.Errorf("defaults or plan: %+v %+v", e.Noisy, Plan(s))
+	}
+	for _, c := range []struct {
+		knobs string
+		line  int
+		want  string
+	}{
+		{strings.Replace(ok, "instances: 3", "instances: 20", 1), 9, "20 instances of 256MB need 5GB, more than 80% of this machine's 4GB"},
+		{strings.Replace(ok, "      instances: 1", "      instances: 3", 1), 13, "noisy instances 3 out of 3"},
+		{strings.Replace(ok, "users: 2", "users: [2, 4]", 1), 11, "needs one users value"},
+		{strings.Replace(ok, "interval: 10s", "interval: 0s", 1), 14, "interval 0s is too short"},
+		{"    instances: 2\n    users: 1\n    baseline: true\n", 11, "baseline compares with a noisy workload"},
+	} {
+		_, err := Parse("s.yaml", []byte(consol(c.knobs)))
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("s.yaml:%d:", c.line)) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want line %d and %q", c.knobs, err, c.line, c.want)
 		}
 	}
 }

@@ -44,6 +44,9 @@ type Step struct {
 	Cycle  int    `json:"cycle,omitempty"` // 1-based
 	Method string `json:"method,omitempty"`
 
+	// consolidation: with the noisy workload (false: the baseline).
+	Noisy bool `json:"noisy,omitempty"`
+
 	// Estimate is the step's expected wall time, restore included.
 	Estimate time.Duration `json:"estimate"`
 }
@@ -116,6 +119,19 @@ func appendSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step {
 			b.ID = fmt.Sprintf("%s/cycle=%d", id, c)
 			b.Cycle, b.Method = c, e.Method
 			b.Estimate = backupRestoreEstimate(s.Workload.Warehouses) + stepRestore(s, t)
+			steps = append(steps, b)
+		}
+	case Consolidation:
+		// The baseline first, so the noisy run has something to be compared with.
+		variants := []bool{e.Noisy != nil}
+		if e.Baseline {
+			variants = []bool{false, true}
+		}
+		for _, noisy := range variants {
+			b := base
+			b.ID = id + map[bool]string{false: "/baseline", true: "/noisy"}[noisy]
+			b.Noisy, b.Users, b.Repeat, b.Ramp, b.Duration = noisy, e.Users.Values[0], 1, e.Ramp.Duration, e.Duration.Duration
+			b.Estimate = b.Ramp + b.Duration + time.Duration(e.Instances)*restoreEstimate(s.Workload.Warehouses)
 			steps = append(steps, b)
 		}
 	}
@@ -270,6 +286,8 @@ func describeStep(st Step) string {
 		return fmt.Sprintf("%s on %s  %s  %s × %d %s", st.Profile, st.PathRole, sizeText(st.Size), roughDuration(st.Runtime), points, unit)
 	case BackupRestore:
 		return fmt.Sprintf("cycle %d  %s", st.Cycle, st.Method)
+	case Consolidation:
+		parts = append(parts, map[bool]string{false: "without noise", true: "with noise"}[st.Noisy])
 	case MemorySweep:
 		parts = append(parts, "memory "+sizeText(st.Memory))
 	case CPUSweep:

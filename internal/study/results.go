@@ -40,6 +40,21 @@ func headline(r *StepResult) string {
 	case len(r.Fio) > 0 && len(r.Fio[0].Points) > 0:
 		p := r.Fio[0].Points[0]
 		return fmt.Sprintf("%s: %.0f IOPS %.1f MB/s (first of %d points)", p.Name, p.IOPS, p.MBps, len(r.Fio[0].Points))
+	case r.Consolidation != nil:
+		c := r.Consolidation
+		var nopm float64
+		var oltp int
+		for _, in := range c.Instances {
+			if in.Run != nil {
+				nopm += in.Run.NOPMDB
+				oltp++
+			}
+		}
+		line := fmt.Sprintf("%d OLTP instances: NOPM %.0f in all (database counters)", oltp, nopm)
+		if c.Summary.BackupMaxSeconds > 0 {
+			line += fmt.Sprintf("  backups %.1f s mean, %.1f s max", c.Summary.BackupMeanSeconds, c.Summary.BackupMaxSeconds)
+		}
+		return line
 	case r.Backup != nil && r.Restore != nil:
 		return fmt.Sprintf("backup %.1f s (%.0f MB/s), restore %.1f s (%.0f MB/s)", r.Backup.Seconds, r.Backup.MBps, r.Restore.Seconds, r.Restore.MBps)
 	}
@@ -92,6 +107,8 @@ func WriteStep(out io.Writer, r *StepResult) error {
 		if err := fio.WriteTable(out, r.Fio); err != nil {
 			return err
 		}
+	case r.Consolidation != nil:
+		writeConsolidation(out, r.Consolidation)
 	}
 	for _, t := range []struct {
 		what string
@@ -188,4 +205,33 @@ func csvRows(r *StepResult) [][]string {
 		rows = append(rows, values(row))
 	}
 	return rows
+}
+
+// writeConsolidation prints each instance's figures and the shared disks'.
+func writeConsolidation(out io.Writer, c *ConsolidationRun) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "instance\trole\tNOPM db\tTPM db\tNOPM client\tnew-order p95 ms\tbackups\tbackup s mean\t\n")
+	for _, in := range c.Instances {
+		if in.Run != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t-\t-\t\n", in.Name, in.Role, in.Run.NOPMDB, in.Run.TPMDB, in.Run.NOPMClient,
+				in.Run.Transactions.NewOrder.P95Ms)
+			continue
+		}
+		var secs float64
+		for _, b := range in.Backups {
+			secs += b.Seconds
+		}
+		mean := 0.0
+		if len(in.Backups) > 0 {
+			mean = secs / float64(len(in.Backups))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t%d\t%.1f\t\n", in.Name, in.Role, len(in.Backups), mean)
+	}
+	tw.Flush()
+	f := c.Summary
+	fmt.Fprintf(out, "shared disk, per-second averages per I/O over the window: read %.2f ms mean, %.2f ms worst; write %.2f ms mean, %.2f ms worst\n",
+		f.MeanReadAwaitMs, f.WorstReadAwaitMs, f.MeanWriteAwaitMs, f.WorstWriteAwaitMs)
+	if c.System != nil {
+		metrics.WriteText(out, c.System, "means over the common window")
+	}
 }

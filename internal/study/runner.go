@@ -150,6 +150,8 @@ func (r *runner) runStep(ctx context.Context, step Step, res *StepResult) error 
 		return r.storageProfile(ctx, t, step, res)
 	case BackupRestore:
 		return r.backupRestore(ctx, t, step, res)
+	case Consolidation:
+		return r.consolidation(ctx, t, step, res)
 	}
 	return r.tpcc(ctx, t, step, res)
 }

@@ -262,3 +262,96 @@ func TestStudyVariants(t *testing.T) {
 		t.Errorf("storage profiles ran on %v, want the data and the WAL directories", fioRoles)
 	}
 }
+
+const consolidationStudy = `name: consolidation
+targets:
+  - name: shared
+    path: DIR/shared
+workload:
+  warehouses: 1
+experiments:
+  - name: consol
+    kind: consolidation
+    instances: 3
+    instance_memory: 256MB
+    users: 1
+    ramp: 1s
+    duration: 14s
+    baseline: true
+    noisy:
+      instances: 1
+      interval: 4s
+      cycles: 3
+metrics:
+  io_latency: "off"
+`
+
+// Three instances on one storage: the baseline runs first, then two OLTP instances
+// measure the same window while the third backs up every 4 s; every instance and
+// backup is gone afterwards and no server or backup process is left.
+func TestStudyConsolidation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	dir := t.TempDir()
+	file := []byte(strings.ReplaceAll(consolidationStudy, "DIR", dir))
+	s, err := Parse("consolidation.yaml", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "results")
+	if err := Run(context.Background(), s, file, results, Options{Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := ReadStore(results)
+	steps, err := store.Steps()
+	if err != nil || len(steps) != 2 {
+		t.Fatalf("%d steps (%v)", len(steps), err)
+	}
+	base, noisy := steps[0].Consolidation, steps[1].Consolidation
+	if base == nil || noisy == nil || base.Noisy || !noisy.Noisy {
+		t.Fatalf("want the baseline first, then the noisy run: %+v / %+v", steps[0].Step, steps[1].Step)
+	}
+	for _, c := range []*ConsolidationRun{base, noisy} {
+		oltp := 0
+		for _, in := range c.Instances {
+			switch in.Role {
+			case "oltp":
+				oltp++
+				if in.Run == nil || in.Run.NOPMDB <= 0 || !in.Run.Start.Equal(c.Start) || !in.Run.End.Equal(c.End) {
+					t.Errorf("instance %s: %+v, want the common window %v-%v", in.Name, in.Run, c.Start, c.End)
+				}
+			case "noisy":
+				if len(in.Backups) != 3 {
+					t.Errorf("instance %s: %d backups, want 3", in.Name, len(in.Backups))
+				}
+				for _, b := range in.Backups {
+					if b.Bytes <= 0 || b.Seconds <= 0 || b.StartT < float64(b.Cycle-1)*4-0.5 {
+						t.Errorf("backup %+v", b)
+					}
+				}
+			}
+		}
+		want := map[bool]int{false: 3, true: 2}[c.Noisy]
+		if oltp != want || c.System == nil || len(c.System.Summary.Disks) == 0 {
+			t.Errorf("noisy %v: %d OLTP instances, want %d; disks %v", c.Noisy, oltp, want, c.System != nil)
+		}
+	}
+	if noisy.Summary.BackupMeanSeconds <= 0 {
+		t.Errorf("summary %+v", noisy.Summary)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := os.Stat(fmt.Sprintf("%s/shared-c%d", dir, i)); !os.IsNotExist(err) {
+			t.Errorf("instance directory %d left: %v", i, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(results, "scratch", "*")); len(left) > 0 {
+		t.Errorf("backups left: %v", left)
+	}
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range cmdlines {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), dir) {
+			t.Errorf("process left: %s", strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}

@@ -84,6 +84,25 @@ type Experiment struct {
 	// backup-restore: how many backup-then-restore cycles (default 3) and the method.
 	Cycles int    `yaml:"cycles"`
 	Method string `yaml:"method"` // physical (default) or logical
+
+	// consolidation: Instances managed instances side by side on the target's storage,
+	// each of InstanceMemory with its own copy of the base image, Users OLTP users on
+	// each, and optionally a noisy workload on some; with Baseline the same runs first
+	// without the noise.
+	Instances      int    `yaml:"instances"`
+	InstanceMemory Size   `yaml:"instance_memory"`
+	Noisy          *Noisy `yaml:"noisy"`
+	Baseline       bool   `yaml:"baseline"`
+}
+
+// Noisy is the workload some consolidated instances run instead of TPC-C: a backup
+// every Interval, Cycles times, from the start of the timed window.
+type Noisy struct {
+	Instances int      `yaml:"instances"` // the last ones
+	Kind      string   `yaml:"kind"`      // backup
+	Method    string   `yaml:"method"`    // physical (default) or logical
+	Interval  Duration `yaml:"interval"`
+	Cycles    int      `yaml:"cycles"`
 }
 
 // Metrics configures the sampler of every step.
@@ -112,4 +131,5 @@ const (
 	StorageProfiles = "storage-profiles"
 	BackupRestore   = "backup-restore"
 	Replication     = "replication"
+	Consolidation   = "consolidation"
 )

@@ -51,7 +51,9 @@ type StepResult struct {
 	Fio     []fio.Result   `json:"fio,omitempty"`
 	Backup  *Transfer      `json:"backup,omitempty"`
 	Restore *Transfer      `json:"restore,omitempty"`
-	Notes   []string       `json:"notes,omitempty"`
+	// Consolidation is a consolidation step's instances, disks and backups.
+	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
+	Notes         []string          `json:"notes,omitempty"`
 }
 
 // Transfer is a timed backup or restore with what the disks did meanwhile.

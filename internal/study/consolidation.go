@@ -1,0 +1,258 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/metrics"
+)
+
+// ConsolidationRun is one consolidation step: several instances on one storage, TPC-C on
+// most of them, the noisy workload on the others, all measured over the same window.
+type ConsolidationRun struct {
+	Noisy bool `json:"noisy"`
+	// Start and End bound the common timed window.
+	Start     time.Time          `json:"start"`
+	End       time.Time          `json:"end"`
+	Instances []InstanceResult   `json:"instances"`
+	System    *metrics.Report    `json:"system,omitempty"`
+	Summary   ConsolidationFacts `json:"summary"`
+}
+
+// InstanceResult is one consolidated instance's share.
+type InstanceResult struct {
+	Name    string         `json:"name"`
+	Role    string         `json:"role"` // oltp or noisy
+	Run     *driver.Result `json:"run,omitempty"`
+	Backups []BackupCycle  `json:"backups,omitempty"`
+}
+
+// BackupCycle is one backup of the noisy workload, on the step's timeline.
+type BackupCycle struct {
+	Cycle  int     `json:"cycle"`
+	StartT float64 `json:"start_t"` // seconds from the window's start
+	EndT   float64 `json:"end_t"`
+	instance.Transfer
+}
+
+// ConsolidationFacts are the figures the step prints and the report compares.
+type ConsolidationFacts struct {
+	// Per-second disk latency over the window (from /proc/diskstats averages per
+	// interval): the mean and the worst second, reads and writes.
+	MeanReadAwaitMs, WorstReadAwaitMs   float64
+	MeanWriteAwaitMs, WorstWriteAwaitMs float64
+	BackupMeanSeconds, BackupMaxSeconds float64
+	BackupTotalSeconds                  float64
+}
+
+// consolidation runs one consolidation step. The target's own instance is stopped
+// (its memory goes to the others); each consolidated instance is made beside the
+// target's path and given a copy of the base image rather than built again; all
+// OLTP instances start their timed window together.
+func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *StepResult) error {
+	e := r.experiment(step.Experiment)
+	if err := t.ready(ctx, variantOf(t, Step{}), false); err != nil {
+		return err
+	}
+	if _, err := t.reg.Stop(ctx, t.name); err != nil {
+		return err
+	}
+	noisy := 0
+	if step.Noisy {
+		noisy = e.Noisy.Instances
+	}
+	names := make([]string, e.Instances)
+	defer func() {
+		for _, n := range names {
+			if n != "" {
+				if err := t.reg.Destroy(context.WithoutCancel(ctx), n); err != nil {
+					res.Notes = append(res.Notes, fmt.Sprintf("removing instance %s: %v", n, err))
+				}
+			}
+		}
+	}()
+	dsns := make([]string, e.Instances)
+	for i := range names {
+		name := fmt.Sprintf("%s-c%d", t.name, i+1)
+		spec := instance.Spec{Name: name, Engine: t.spec.Engine, Path: fmt.Sprintf("%s-c%d", t.spec.Path, i+1),
+			MemoryBytes: e.InstanceMemory.Bytes, MaxConnections: step.Users + 20}
+		if _, _, err := t.reg.Create(ctx, spec); err != nil {
+			return fmt.Errorf("instance %d of %d: %w", i+1, e.Instances, err)
+		}
+		names[i] = name
+		st, err := t.reg.Start(ctx, name)
+		if err != nil {
+			return err
+		}
+		if _, err := t.reg.Restore(ctx, name, r.store.BaseDir(t.name), 0); err != nil {
+			return fmt.Errorf("instance %s: copy of the base image: %w", name, err)
+		}
+		dsns[i] = st.DSN()
+	}
+	fmt.Fprintf(r.opts.Log, "  %d instances of %d MiB on %s, %d with the noisy workload\n", e.Instances, e.InstanceMemory.Bytes>>20, t.spec.Path, noisy)
+
+	mon, err := metrics.New(ctx, metrics.Config{Interval: r.study.Metrics.Interval.Duration, IOLatency: r.study.Metrics.IOLatency,
+		Targets: []metrics.Target{{Path: t.spec.Path, Role: "data"}}})
+	if err != nil {
+		return err
+	}
+	defer mon.Close()
+	// Time for every instance's users to connect, then the ramp.
+	start := time.Now().Add(2*time.Second + step.Ramp)
+	mon.Start(ctx, start)
+	c := &ConsolidationRun{Noisy: step.Noisy, Start: start, End: start.Add(step.Duration), Instances: make([]InstanceResult, e.Instances)}
+	errs := make([]error, e.Instances)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		ir := &c.Instances[i]
+		ir.Name = name
+		if i >= e.Instances-noisy {
+			ir.Role = "noisy"
+			wg.Go(func() { ir.Backups, errs[i] = r.noisyBackups(ctx, t, name, e.Noisy, start) })
+			continue
+		}
+		ir.Role = "oltp"
+		wg.Go(func() { ir.Run, errs[i] = r.oltp(ctx, dsns[i], step, start) })
+	}
+	wg.Wait()
+	c.System = mon.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
+	c.Summary = consolidationFacts(c)
+	res.Consolidation = c
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	r.logConsolidation(step, c)
+	return nil
+}
+
+// experiment finds a step's experiment.
+func (r *runner) experiment(name string) *Experiment {
+	for i := range r.study.Experiments {
+		if r.study.Experiments[i].Name == name {
+			return &r.study.Experiments[i]
+		}
+	}
+	return nil
+}
+
+// oltp drives one consolidated instance from the common start.
+func (r *runner) oltp(ctx context.Context, dsn string, step Step, start time.Time) (*driver.Result, error) {
+	db, err := engine.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	w := r.study.Workload
+	mode, _ := engine.ParseMode(w.Mode)
+	run, err := driver.Run(ctx, db, driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, StartAt: start,
+		AllWarehouses: w.AllWarehouses, Keying: w.Keying, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5,
+		ClientCPUs: runtime.GOMAXPROCS(0)})
+	if run != nil {
+		run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), engine.RedactDSN(dsn), r.opts.Version
+	}
+	return run, err
+}
+
+// noisyBackups backs an instance up every interval from the common start, each
+// backup into the store's scratch directory, removed once timed.
+func (r *runner) noisyBackups(ctx context.Context, t *target, name string, n *Noisy, start time.Time) ([]BackupCycle, error) {
+	how, err := instance.ParseBackupMethod(n.Method, max(1, runtime.NumCPU()))
+	if err != nil {
+		return nil, err
+	}
+	var cycles []BackupCycle
+	for k := 1; k <= n.Cycles; k++ {
+		at := start.Add(time.Duration(k-1) * n.Interval.Duration)
+		select {
+		case <-time.After(time.Until(at)):
+		case <-ctx.Done():
+			return cycles, ctx.Err()
+		}
+		dir := r.store.ScratchDir(fmt.Sprintf("%s-noisy-%d", name, k))
+		began := time.Now()
+		tr, err := t.reg.Backup(ctx, name, dir, how)
+		os.RemoveAll(dir)
+		if err != nil {
+			return cycles, fmt.Errorf("noisy backup %d of %s: %w", k, name, err)
+		}
+		cycles = append(cycles, BackupCycle{Cycle: k, StartT: began.Sub(start).Seconds(), EndT: time.Since(start).Seconds(), Transfer: tr})
+	}
+	return cycles, nil
+}
+
+// consolidationFacts summarises the shared disks' per-second latency and the backups.
+func consolidationFacts(c *ConsolidationRun) ConsolidationFacts {
+	var f ConsolidationFacts
+	if c.System != nil {
+		var n int
+		for _, s := range c.System.Samples {
+			if s.T <= 0 || s.T > c.End.Sub(c.Start).Seconds()+0.5 || len(s.Disks) == 0 {
+				continue
+			}
+			d := s.Disks[0]
+			n++
+			f.MeanReadAwaitMs += d.ReadAwaitMs
+			f.MeanWriteAwaitMs += d.WriteAwaitMs
+			f.WorstReadAwaitMs = max(f.WorstReadAwaitMs, d.ReadAwaitMs)
+			f.WorstWriteAwaitMs = max(f.WorstWriteAwaitMs, d.WriteAwaitMs)
+		}
+		if n > 0 {
+			f.MeanReadAwaitMs /= float64(n)
+			f.MeanWriteAwaitMs /= float64(n)
+		}
+	}
+	var count int
+	for _, in := range c.Instances {
+		for _, b := range in.Backups {
+			count++
+			f.BackupTotalSeconds += b.Seconds
+			f.BackupMeanSeconds += b.Seconds
+			f.BackupMaxSeconds = max(f.BackupMaxSeconds, b.Seconds)
+		}
+	}
+	if count > 0 {
+		f.BackupMeanSeconds /= float64(count)
+	}
+	return f
+}
+
+// logConsolidation prints each instance's figures, against the baseline when it ran.
+func (r *runner) logConsolidation(step Step, c *ConsolidationRun) {
+	var baseline *ConsolidationRun
+	if step.Noisy {
+		if steps, err := r.store.Steps(); err == nil {
+			for _, s := range steps {
+				if s.Consolidation != nil && !s.Consolidation.Noisy && s.Step.Experiment == step.Experiment && s.Step.Target == step.Target {
+					baseline = s.Consolidation
+				}
+			}
+		}
+	}
+	for i, in := range c.Instances {
+		switch {
+		case in.Run != nil:
+			line := fmt.Sprintf("  %s: NOPM %.0f, TPM %.0f (database counters)", in.Name, in.Run.NOPMDB, in.Run.TPMDB)
+			if baseline != nil && i < len(baseline.Instances) && baseline.Instances[i].Run != nil && baseline.Instances[i].Run.NOPMDB > 0 {
+				line += fmt.Sprintf(", %+.1f%% NOPM vs the baseline", 100*(in.Run.NOPMDB/baseline.Instances[i].Run.NOPMDB-1))
+			}
+			fmt.Fprintln(r.opts.Log, line)
+		default:
+			fmt.Fprintf(r.opts.Log, "  %s: %d backups\n", in.Name, len(in.Backups))
+		}
+	}
+	f := c.Summary
+	fmt.Fprintf(r.opts.Log, "  shared disk, per-second averages per I/O: read %.2f ms mean, %.2f ms worst; write %.2f ms mean, %.2f ms worst",
+		f.MeanReadAwaitMs, f.WorstReadAwaitMs, f.MeanWriteAwaitMs, f.WorstWriteAwaitMs)
+	if f.BackupMaxSeconds > 0 {
+		fmt.Fprintf(r.opts.Log, "; backups %.1f s mean, %.1f s max, %.1f s in all", f.BackupMeanSeconds, f.BackupMaxSeconds, f.BackupTotalSeconds)
+	}
+	fmt.Fprintln(r.opts.Log)
+}
