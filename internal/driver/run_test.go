@@ -251,3 +251,26 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("interrupted in the ramp-up: result %v, error %v", res != nil, err)
 	}
 }
+
+// Runs given the same StartAt measure the same window; one whose users connect after
+// it is refused rather than measuring a shorter window.
+func TestRunStartAt(t *testing.T) {
+	start := time.Now().Add(700 * time.Millisecond)
+	cfg := Config{Users: 1, Ramp: time.Hour, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1, StartAt: start}
+	results := make([]*Result, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() { results[i], errs[i] = Run(context.Background(), &fakeDB{}, cfg) })
+	}
+	wg.Wait()
+	for i, res := range results {
+		if errs[i] != nil || !res.Start.Equal(start) || !res.End.Equal(start.Add(time.Second)) {
+			t.Errorf("run %d: %v, window %v-%v, want from %v", i, errs[i], res.Start, res.End, start)
+		}
+	}
+	cfg.StartAt = time.Now().Add(-time.Second)
+	if _, err := Run(context.Background(), &fakeDB{}, cfg); err == nil {
+		t.Error("a common start already past was accepted")
+	}
+}
