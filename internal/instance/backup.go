@@ -81,6 +81,10 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	return t, nil
 }
 
+// RemoveBackup removes a backup that Backup made of the named instance in dir, and
+// dir itself only if storbench created it; anything without its marker stays.
+func RemoveBackup(dir, name string) error { return release(dir, name) }
+
 // Restore replaces the instance's database with the backup in dir. A physical backup
 // stops the instance, replaces its files and starts it again; a logical one is loaded
 // into the running instance (jobs from the backup unless jobs > 0).

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -177,9 +177,14 @@ func (r *runner) noisyBackups(ctx context.Context, t *target, name string, n *No
 			return cycles, ctx.Err()
 		}
 		dir := r.store.ScratchDir(fmt.Sprintf("%s-noisy-%d", name, k))
+		if n.Path != "" {
+			dir = filepath.Join(n.Path, fmt.Sprintf("%s-noisy-%d", name, k))
+		}
 		began := time.Now()
 		tr, err := t.reg.Backup(ctx, name, dir, how)
-		os.RemoveAll(dir)
+		if err == nil {
+			err = instance.RemoveBackup(dir, name)
+		}
 		if err != nil {
 			return cycles, fmt.Errorf("noisy backup %d of %s: %w", k, name, err)
 		}

@@ -1083,6 +1083,9 @@ func (c *checker) consolidation(i int, e *Experiment) {
 	if n.Cycles < 1 {
 		c.errf(np("cycles"), "cycles %d is too few", "give 1 or more backups", n.Cycles)
 	}
+	if n.Path != "" && !filepath.IsAbs(n.Path) {
+		c.errf(np("path"), "backup path %q is not absolute", "give the directory the backups go to, e.g. /mnt/backup", n.Path)
+	}
 }
 
 func (c *checker) sweep(i int, e *Experiment) {

@@ -274,7 +274,11 @@ func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *S
 		return err
 	}
 	dir := r.store.ScratchDir(fmt.Sprintf("%s-cycle-%d", t.name, step.Cycle))
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := instance.RemoveBackup(dir, t.name); err != nil {
+			res.Notes = append(res.Notes, "removing the cycle's backup: "+err.Error())
+		}
+	}()
 	scratch := metrics.Target{Path: r.store.path("scratch"), Role: "backup"}
 	res.Backup, err = r.timed(ctx, t, scratch, func() (instance.Transfer, error) { return t.reg.Backup(ctx, t.name, dir, how) })
 	if err != nil {

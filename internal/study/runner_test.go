@@ -282,6 +282,7 @@ experiments:
       instances: 1
       interval: 4s
       cycles: 3
+      path: DIR/backups
 metrics:
   io_latency: "off"
 `
@@ -294,6 +295,9 @@ func TestStudyConsolidation(t *testing.T) {
 		t.Skip("starts PostgreSQL servers")
 	}
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "backups"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	file := []byte(strings.ReplaceAll(consolidationStudy, "DIR", dir))
 	s, err := Parse("consolidation.yaml", file)
 	if err != nil {
@@ -345,7 +349,7 @@ func TestStudyConsolidation(t *testing.T) {
 			t.Errorf("instance directory %d left: %v", i, err)
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(results, "scratch", "*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, "backups", "*")); len(left) > 0 {
 		t.Errorf("backups left: %v", left)
 	}
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")

@@ -103,6 +103,9 @@ type Noisy struct {
 	Method    string   `yaml:"method"`    // physical (default) or logical
 	Interval  Duration `yaml:"interval"`
 	Cycles    int      `yaml:"cycles"`
+	// Path is where the backups go: a directory on the same or another storage
+	// (default: the results store's scratch directory).
+	Path string `yaml:"path"`
 }
 
 // Metrics configures the sampler of every step.
