@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,12 +85,16 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 		name := fmt.Sprintf("%s-c%d", t.name, i+1)
 		spec := instance.Spec{Name: name, Engine: t.spec.Engine, Path: fmt.Sprintf("%s-c%d", t.spec.Path, i+1),
 			MemoryBytes: e.InstanceMemory.Bytes, MaxConnections: step.Users + 20}
-		if _, _, err := t.reg.Create(ctx, spec); err != nil {
+		if len(e.InstanceCPUs) > 0 {
+			spec.CPUs = e.InstanceCPUs[i%len(e.InstanceCPUs)]
+		}
+		st, _, err := t.reg.Create(ctx, spec)
+		if err != nil {
 			return fmt.Errorf("instance %d of %d: %w", i+1, e.Instances, err)
 		}
+		res.Notes = append(res.Notes, fmt.Sprintf("instance %s limits: %s", name, strings.Join(st.Limits, "; ")))
 		names[i] = name
-		st, err := t.reg.Start(ctx, name)
-		if err != nil {
+		if st, err = t.reg.Start(ctx, name); err != nil {
 			return err
 		}
 		if _, err := t.reg.Restore(ctx, name, r.store.BaseDir(t.name), 0); err != nil {

@@ -908,11 +908,11 @@ var kindKnobs = map[string][]string{
 	Replication:     {"users", "ramp", "duration", "repeats"},
 	StorageProfiles: {"profiles", "size", "runtime"},
 	BackupRestore:   {"cycles", "method"},
-	Consolidation:   {"users", "ramp", "duration", "instances", "instance_memory", "noisy", "baseline"},
+	Consolidation:   {"users", "ramp", "duration", "instances", "instance_memory", "instance_cpus", "noisy", "baseline"},
 }
 
 var allKnobs = []string{"users", "ramp", "duration", "repeats", "memory", "cpus", "profiles", "size", "runtime", "cycles", "method",
-	"instances", "instance_memory", "noisy", "baseline"}
+	"instances", "instance_memory", "instance_cpus", "noisy", "baseline"}
 
 func (c *checker) experiment(s *Study, i int, names map[string]int) {
 	e := &s.Experiments[i]
@@ -1039,6 +1039,9 @@ func (c *checker) consolidation(i int, e *Experiment) {
 		e.InstanceMemory = Size{512 << 20}
 	} else {
 		c.memory(p("instance_memory"), e.InstanceMemory.Bytes)
+	}
+	for j, set := range e.InstanceCPUs {
+		c.cpus(fmt.Sprintf("%s[%d]", p("instance_cpus"), j), set)
 	}
 	if total, err := memTotal(); err == nil && total > 0 && int64(e.Instances)*e.InstanceMemory.Bytes > total*8/10 {
 		c.errf(p("instances"), "%d instances of %s need %s, more than 80%% of this machine's %s", "give fewer instances or less instance_memory",

@@ -274,6 +274,7 @@ experiments:
     kind: consolidation
     instances: 3
     instance_memory: 256MB
+    instance_cpus: ["0", "1"]
     users: 1
     ramp: 1s
     duration: 14s
@@ -343,6 +344,9 @@ func TestStudyConsolidation(t *testing.T) {
 	}
 	if noisy.Summary.BackupMeanSeconds <= 0 {
 		t.Errorf("summary %+v", noisy.Summary)
+	}
+	if notes := strings.Join(steps[1].Notes, " "); !strings.Contains(notes, "c1 limits:") || !strings.Contains(notes, "c3 limits:") {
+		t.Errorf("the instances' limits are not recorded: %q", notes)
 	}
 	for i := 1; i <= 3; i++ {
 		if _, err := os.Stat(fmt.Sprintf("%s/shared-c%d", dir, i)); !os.IsNotExist(err) {
