@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -48,8 +47,8 @@ func machine(version string) Environment {
 		env.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:])
 	}
 	env.CPUModel = procField("/proc/cpuinfo", "model name")
-	if kb, err := strconv.ParseUint(strings.TrimSuffix(procField("/proc/meminfo", "MemTotal"), " kB"), 10, 64); err == nil {
-		env.MemoryBytes = kb * 1024
+	if total, err := readMemTotal(); err == nil {
+		env.MemoryBytes = uint64(total)
 	}
 	return env
 }
