@@ -3,7 +3,6 @@ package fio
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/engine"
 )
 
@@ -110,20 +110,11 @@ func runPoint(ctx context.Context, bin, profile string, spec PointSpec, file *te
 		return nil, "", err
 	}
 	// The report goes to a file: fio prints notes on stdout around it.
-	cmd := exec.CommandContext(ctx, bin, "--output-format=json+", "--output="+report, jobFile)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
 	// Its own process group, so stopping it stops every job it forked; killed if
 	// storbench dies, rather than writing on with nobody to remove the file.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error {
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		return err
-	}
-	cmd.WaitDelay = stopDelay
+	cmd := childproc.Command(ctx, stopDelay, bin, "--output-format=json+", "--output="+report, jobFile)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()

@@ -12,11 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/template"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/childproc"
 )
 
 //go:embed iolatency.bt
@@ -139,24 +140,13 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	l.stop = stop
 	// Line buffering: bpftrace buffers a pipe fully otherwise, and chunks would
 	// arrive in bursts long after their time.
-	cmd := exec.CommandContext(run, bpftrace, "-B", "line", "-e", prog)
+	// SIGTERM lets bpftrace detach its probes; after stopDelay it is killed.
+	cmd := childproc.Command(run, stopDelay, bpftrace, "-B", "line", "-e", prog)
 	// One histogram key per bucket per device (at most 64·16) plus the I/Os in
 	// flight: bpftrace's default of 4096 keys per map is too few for many devices.
 	// (BPFTRACE_MAP_KEYS_MAX until bpftrace 0.20, BPFTRACE_MAX_MAP_KEYS after.)
 	keys := strconv.Itoa(4096 + 1024*len(devices))
 	cmd.Env = append(os.Environ(), "BPFTRACE_MAP_KEYS_MAX="+keys, "BPFTRACE_MAX_MAP_KEYS="+keys)
-	// Its own process group, so that stopping it stops whatever it starts; killed if
-	// we die, rather than tracing on with nobody reading.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error {
-		// SIGTERM lets bpftrace detach its probes; WaitDelay kills it if it does not.
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		return err
-	}
-	cmd.WaitDelay = stopDelay
 	cmd.Stdout = writerFunc(func(p []byte) { l.out.write(p, l.stdoutLine) })
 	cmd.Stderr = writerFunc(func(p []byte) { l.errOut.write(p, l.stderrLine) })
 	l.cmd = cmd
