@@ -959,46 +959,22 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 		if len(e.Memory) == 0 {
 			c.errf(p("memory"), "%s has no memory values", "add memory: e.g. [8GB, 2GB]", label(e))
 		}
-		seen := map[int64]int{}
-		for j, m := range e.Memory {
-			ip := fmt.Sprintf("%s[%d]", p("memory"), j)
-			if first, dup := seen[m.Bytes]; dup {
-				c.errf(ip, "memory %s is listed twice", "the first is at line %d", sizeText(m.Bytes), first)
-				continue
-			}
-			seen[m.Bytes] = c.doc.line(ip)
-			c.memory(ip, m.Bytes)
-		}
+		distinct(c, p("memory"), "memory", e.Memory, func(m Size) string { return sizeText(m.Bytes) },
+			func(ip string, m Size) { c.memory(ip, m.Bytes) })
 	case CPUSweep:
 		if len(e.CPUs) == 0 {
 			c.errf(p("cpus"), "%s has no cpu sets", "add cpus: e.g. [0-3, 0-1, 0]", label(e))
 		}
-		seen := map[string]int{}
-		for j, set := range e.CPUs {
-			ip := fmt.Sprintf("%s[%d]", p("cpus"), j)
-			if first, dup := seen[set]; dup {
-				c.errf(ip, "cpus %s is listed twice", "the first is at line %d", set, first)
-				continue
-			}
-			seen[set] = c.doc.line(ip)
-			c.cpus(ip, set)
-		}
+		distinct(c, p("cpus"), "cpus", e.CPUs, func(set string) string { return set }, c.cpus)
 	case StorageProfiles:
 		if len(e.Profiles) == 0 {
 			c.errf(p("profiles"), "%s has no profiles", "add profiles: e.g. [sql-data-8k]; storbench fio --list names them", label(e))
 		}
-		seen := map[string]int{}
-		for j, name := range e.Profiles {
-			ip := fmt.Sprintf("%s[%d]", p("profiles"), j)
-			if first, dup := seen[name]; dup {
-				c.errf(ip, "profile %s is listed twice", "the first is at line %d", name, first)
-				continue
-			}
-			seen[name] = c.doc.line(ip)
+		distinct(c, p("profiles"), "profile", e.Profiles, func(name string) string { return name }, func(ip, name string) {
 			if _, err := fio.Lookup([]string{name}, false); err != nil {
 				c.errf(ip, "fio profile %q is unknown", "use one of %s", name, strings.Join(profileNames(), ", "))
 			}
-		}
+		})
 		if !c.doc.has(p("size")) {
 			e.Size = Size{DefaultFioSize}
 		} else if e.Size.Bytes < 16<<20 {
@@ -1088,6 +1064,22 @@ func (c *checker) consolidation(i int, e *Experiment) {
 	}
 	if n.Path != "" && !filepath.IsAbs(n.Path) {
 		c.errf(np("path"), "backup path %q is not absolute", "give the directory the backups go to, e.g. /mnt/backup", n.Path)
+	}
+}
+
+// distinct checks each item of the list at path once: a repeat is reported with the
+// line of its first (a copy-paste slip, or a variant run twice); the others go to check.
+func distinct[T any](c *checker, path, what string, items []T, show func(T) string, check func(ip string, item T)) {
+	seen := map[string]int{}
+	for j, item := range items {
+		ip := fmt.Sprintf("%s[%d]", path, j)
+		key := show(item)
+		if first, dup := seen[key]; dup {
+			c.errf(ip, "%s %s is listed twice", "the first is at line %d", what, key, first)
+			continue
+		}
+		seen[key] = c.doc.line(ip)
+		check(ip, item)
 	}
 }
 
