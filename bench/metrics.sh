@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 long=${1:-60}
 short=5
 work=$(mktemp -d /tmp/storbench-metrics-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# The sampled directory is beside the checkout: the system temp dir may be a tmpfs,
+# where there is no disk to sample or trace.
+disk=$(mktemp -d "$PWD/.bench-metrics.XXXXXX")
+trap 'rm -rf "$work" "$disk"' EXIT
 SB=$work/storbench
 go build -o "$SB" ./cmd/storbench
 
@@ -25,8 +28,8 @@ EOF
 
 measure() { # interval io-latency
   local a b
-  a=$(cpu_seconds "$SB" run --metrics-only --duration "${short}s" --metrics-interval "$1" --path "$work" --io-latency "$2")
-  b=$(cpu_seconds "$SB" run --metrics-only --duration "${long}s" --metrics-interval "$1" --path "$work" --io-latency "$2")
+  a=$(cpu_seconds "$SB" run --metrics-only --duration "${short}s" --metrics-interval "$1" --path "$disk" --io-latency "$2")
+  b=$(cpu_seconds "$SB" run --metrics-only --duration "${long}s" --metrics-interval "$1" --path "$disk" --io-latency "$2")
   python3 -c "
 a, b, d = $a, $b, $long - $short
 print(f'interval $1, io-latency $2: {100*(b-a)/d:.3f}% of one core (marginal; {b:.2f} s CPU over a {$long} s run incl. start-up)')"
