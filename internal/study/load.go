@@ -747,17 +747,10 @@ func (c *checker) study(s *Study) {
 
 func (c *checker) target(i int, t *Target, names map[string]int, paths map[string]string) {
 	p := func(key string) string { return fmt.Sprintf("targets[%d].%s", i, key) }
-	switch {
-	case !c.doc.has(p("name")):
+	if !c.doc.has(p("name")) {
 		c.errf(p("name"), "target %d has no name", "add e.g. name: nvme; step IDs and results use it", i+1)
-	case !shortNameRE.MatchString(t.Name):
-		c.errf(p("name"), "target name %q is not allowed", "use lower-case letters, digits, '-' and '_', starting with a letter, at most 40", t.Name)
-	default:
-		if first, dup := names[t.Name]; dup {
-			c.errf(p("name"), "target name %q is used twice", "the first is at line %d; give each target its own name", t.Name, first)
-		} else {
-			names[t.Name] = c.doc.line(p("name"))
-		}
+	} else {
+		c.uniqueName(p("name"), "target", t.Name, names, "give each target its own name")
 	}
 
 	if !c.doc.has(p("kind")) {
@@ -911,8 +904,18 @@ var kindKnobs = map[string][]string{
 	Consolidation:   {"users", "ramp", "duration", "instances", "instance_memory", "instance_cpus", "noisy", "baseline"},
 }
 
-var allKnobs = []string{"users", "ramp", "duration", "repeats", "memory", "cpus", "profiles", "size", "runtime", "cycles", "method",
-	"instances", "instance_memory", "instance_cpus", "noisy", "baseline"}
+// allKnobs are the keys of every kind, in a fixed order: the union of kindKnobs.
+var allKnobs = func() []string {
+	var all []string
+	for _, kind := range experimentKinds {
+		for _, k := range kindKnobs[kind] {
+			if !slices.Contains(all, k) {
+				all = append(all, k)
+			}
+		}
+	}
+	return all
+}()
 
 func (c *checker) experiment(s *Study, i int, names map[string]int) {
 	e := &s.Experiments[i]
@@ -932,16 +935,7 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 	if !c.doc.has(p("name")) {
 		e.Name = e.Kind
 	}
-	switch {
-	case !shortNameRE.MatchString(e.Name):
-		c.errf(p("name"), "experiment name %q is not allowed", "use lower-case letters, digits, '-' and '_', starting with a letter, at most 40", e.Name)
-	default:
-		if first, dup := names[e.Name]; dup {
-			c.errf(p("name"), "experiment name %q is used twice", "the first is at line %d; name each experiment, e.g. name: sweep-long", e.Name, first)
-		} else {
-			names[e.Name] = c.doc.line(p("name"))
-		}
-	}
+	c.uniqueName(p("name"), "experiment", e.Name, names, "name each experiment, e.g. name: sweep-long")
 
 	for _, k := range allKnobs {
 		if c.doc.has(p(k)) && !slices.Contains(knobs, k) {
@@ -1065,6 +1059,20 @@ func (c *checker) consolidation(i int, e *Experiment) {
 	if n.Path != "" && !filepath.IsAbs(n.Path) {
 		c.errf(np("path"), "backup path %q is not absolute", "give the directory the backups go to, e.g. /mnt/backup", n.Path)
 	}
+}
+
+// uniqueName checks a target's or experiment's name: step IDs and results hold it, so
+// it must be short, plain and used once.
+func (c *checker) uniqueName(path, what, name string, names map[string]int, hint string) {
+	if !shortNameRE.MatchString(name) {
+		c.errf(path, "%s name %q is not allowed", "use lower-case letters, digits, '-' and '_', starting with a letter, at most 40", what, name)
+		return
+	}
+	if first, dup := names[name]; dup {
+		c.errf(path, "%s name %q is used twice", "the first is at line %d; "+hint, what, name, first)
+		return
+	}
+	names[name] = c.doc.line(path)
 }
 
 // distinct checks each item of the list at path once: a repeat is reported with the
