@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/go-echarts/go-echarts/v2 v2.7.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/common v0.67.5
 	github.com/prometheus/procfs v0.23.0

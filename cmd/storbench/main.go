@@ -47,15 +47,15 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fmt.Errorf("%w: %v (see storbench %s --help)", engine.ErrInput, err, c.Name())
 	})
 	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), instanceCmd(), backupCmd(), restoreCmd(), fioCmd(),
-		studyCmd(), resultsCmd(), quickCmd(), versionCmd())
+		studyCmd(), resultsCmd(), quickCmd(), reportCmd(), compareCmd(), versionCmd())
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return report(stderr, root.ExecuteContext(ctx))
+	return exitStatus(stderr, root.ExecuteContext(ctx))
 }
 
-// report prints an error as one line and returns the exit code.
-func report(stderr io.Writer, err error) int {
+// exitStatus prints an error as one line and returns the exit code.
+func exitStatus(stderr io.Writer, err error) int {
 	var code exitCode
 	switch {
 	case err == nil:

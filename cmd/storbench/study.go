@@ -15,6 +15,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -180,7 +181,7 @@ func quickCmd() *cobra.Command {
 		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
 		Long: `Run a small study on --path: a managed PostgreSQL with one warehouse, users 1, 2
 and 4, a short fio profile when fio is installed and one backup/restore cycle, then
-print where the results are.`,
+print where the results are and write PATH/report.html.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if _, err := pgserver.BinDir(); err != nil {
@@ -205,7 +206,11 @@ print where the results are.`,
 			fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs,
 				map[bool]string{true: ", fio profile hcibench-4k-70r", false: ", no fio installed: no storage profile"}[fioErr == nil])
 			// Each quick run measures afresh into the same store.
-			return runStudy(c, s, file.Bytes(), filepath.Join(abs, "results"), true)
+			results := filepath.Join(abs, "results")
+			if err := runStudy(c, s, file.Bytes(), results, true); err != nil {
+				return err
+			}
+			return makeReport(c, []string{results}, report.Options{Version: version}, filepath.Join(abs, "report.html"))
 		},
 	}
 	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test: the database goes to PATH/pg, results to PATH/results")

@@ -67,6 +67,26 @@ func TestQuickAndResults(t *testing.T) {
 	if code, _, _ := storbench(t, "results", "show", results, "99"); code != 2 {
 		t.Errorf("show of a step that does not exist: exit %d, want 2", code)
 	}
+	// quick writes the report; the tiny study's data supports these sections only.
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatalf("quick wrote no report: %v", err)
+	}
+	for _, id := range []string{"headline", "throughput", "cpu", "latency", "timeline", "storage-profiles", "backup-restore", "audit", "environment"} {
+		if !strings.Contains(string(html), `<section id="`+id+`">`) {
+			t.Errorf("the quick study's report has no %s section", id)
+		}
+	}
+	for _, id := range []string{"consolidation", "costs"} {
+		if strings.Contains(string(html), `<section id="`+id+`">`) {
+			t.Errorf("the quick study's report has a %s section without its data", id)
+		}
+	}
+	code, out, _ = storbench(t, "compare", results, results, "--markdown")
+	if code != 0 || !strings.Contains(out, "| quick/sweep | 4 |") || !strings.Contains(out, "100%") {
+		t.Errorf("compare of a study with itself: exit %d\n%s", code, out)
+	}
+
 	if _, err := os.Stat(filepath.Join(dir, "pg")); !os.IsNotExist(err) {
 		t.Errorf("the quick study's database directory is left after it finished: %v", err)
 	}

@@ -30,8 +30,8 @@ func ReadRuns(path string) (*Runs, error) {
 	return &r, nil
 }
 
-// meanLatMs is the mean completion latency over reads and writes together.
-func (p *Point) meanLatMs() float64 {
+// MeanLatMs is the mean completion latency over reads and writes together.
+func (p *Point) MeanLatMs() float64 {
 	n := p.Read.IOs + p.Write.IOs
 	if n == 0 {
 		return 0
@@ -39,7 +39,8 @@ func (p *Point) meanLatMs() float64 {
 	return (p.Read.MeanLatMs*float64(p.Read.IOs) + p.Write.MeanLatMs*float64(p.Write.IOs)) / float64(n)
 }
 
-func sizeText(bytes int) string {
+// SizeText is a block size as fio and the papers write it: 8k, 1m.
+func SizeText(bytes int) string {
 	if bytes%(1<<20) == 0 {
 		return fmt.Sprintf("%dm", bytes>>20)
 	}
@@ -60,7 +61,7 @@ func WriteTable(out io.Writer, results []Result) error {
 			if p.Steady != nil {
 				steady = map[bool]string{true: "attained", false: "NOT attained"}[p.Steady.Attained]
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t\n", p.Name, pointMix(p), sizeText(p.BlockSize),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t\n", p.Name, p.Mix(), SizeText(p.BlockSize),
 				p.Jobs, p.QueueDepth, p.IOPS, p.MBps, ms(p.Read.IOs, p.Read.MeanLatMs), ms(p.Read.IOs, p.Read.P99Ms), ms(p.Read.IOs, p.Read.P999Ms),
 				ms(p.Write.IOs, p.Write.MeanLatMs), ms(p.Write.IOs, p.Write.P99Ms), ms(p.Write.IOs, p.Write.P999Ms), p.UserCPU+p.SystemCPU, steady)
 		}
@@ -83,7 +84,8 @@ func ms(ios int64, v float64) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
-func pointMix(p *Point) string {
+// Mix names the point's access pattern and read share, e.g. "randrw 70/30".
+func (p *Point) Mix() string {
 	return PointSpec{Pattern: p.Pattern, ReadPct: p.ReadPct}.mixName()
 }
 
@@ -123,9 +125,9 @@ func Compare(out io.Writer, nameA string, a *Runs, nameB string, b *Runs) error 
 				continue
 			}
 			matched++
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\t%.1f\t%.1f\t%s\t%.3f\t%.3f\t%s\t\n", r.Profile, pointMix(pa), sizeText(pa.BlockSize),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\t%.1f\t%.1f\t%s\t%.3f\t%.3f\t%s\t\n", r.Profile, pa.Mix(), SizeText(pa.BlockSize),
 				pa.Jobs, pa.QueueDepth, pa.IOPS, pb.IOPS, percentOf(pb.IOPS, pa.IOPS), pa.MBps, pb.MBps, percentOf(pb.MBps, pa.MBps),
-				pa.meanLatMs(), pb.meanLatMs(), percentOf(pb.meanLatMs(), pa.meanLatMs()))
+				pa.MeanLatMs(), pb.MeanLatMs(), percentOf(pb.MeanLatMs(), pa.MeanLatMs()))
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -2,15 +2,12 @@ package study
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,9 +17,11 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/cost"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // Defaults of a study file. The run durations are HammerDB's own TPROC-C defaults
@@ -62,23 +61,6 @@ var memTotal = readMemTotal
 // managedEngines are the engines storbench can create a server of.
 var managedEngines = []string{"postgres"}
 
-// LineError is a problem in a study file, printed as "study.yaml:12: what is wrong
-// (hint)" so editors can jump to it; it wraps engine.ErrInput (exit code 2).
-type LineError struct {
-	File string
-	Line int // 0 when the YAML parser did not say
-	Msg  string
-}
-
-func (e *LineError) Error() string {
-	if e.Line <= 0 {
-		return e.File + ": " + e.Msg
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
-
-func (e *LineError) Unwrap() error { return engine.ErrInput }
-
 // Load reads and checks a study file; the study it returns has every default filled
 // in, so the runner never has to guess.
 func Load(path string) (*Study, error) {
@@ -94,317 +76,55 @@ func Load(path string) (*Study, error) {
 
 // Parse checks a study file's text; name is how errors name the file.
 func Parse(name string, data []byte) (*Study, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, syntaxError(name, data, err)
-	}
-	if len(root.Content) == 0 {
-		return nil, &LineError{name, 1, "the file is empty (a study needs name, targets, workload and experiments)"}
-	}
-	top := root.Content[0]
-
-	// The second parse is the strict one: KnownFields refuses keys no field takes.
-	// The node tree of the first stays for the checks below, which need lines.
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var s Study
-	if err := dec.Decode(&s); err != nil {
-		return nil, decodeError(name, top, err)
+	doc, err := yamlfile.Decode(name, data, &s, studyFile)
+	if err != nil {
+		return nil, err
 	}
-	for {
-		var next yaml.Node
-		err := dec.Decode(&next)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, syntaxError(name, data, err)
-		}
-		// A trailing "---" leaves an empty document, which holds nothing to refuse.
-		if len(next.Content) > 0 && next.Content[0].ShortTag() != "!!null" {
-			return nil, &LineError{name, next.Line, "a second YAML document after --- (a study file holds one study; split it into two files)"}
-		}
-	}
-
-	c := &checker{file: name, doc: tree{top}}
+	c := &checker{file: name, doc: doc}
 	c.study(&s)
-	if err := c.first(); err != nil {
+	if err := yamlfile.Earliest(c.errs); err != nil {
 		return nil, err
 	}
 	return &s, nil
 }
 
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-// syntaxError turns the parser's "yaml: line 3: ..." into the file's one-line form.
-func syntaxError(name string, data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
-	if data != nil {
-		line = problemLine(data, line)
-	}
-	hint := "check the indentation and the quoting on this line and the one before"
-	if lines := bytes.Split(data, []byte("\n")); line > 0 && line <= len(lines) && bytes.ContainsRune(lines[line-1], '\t') {
-		hint = "YAML indents with spaces, not tabs"
-	}
-	return &LineError{name, line, fmt.Sprintf("not valid YAML: %s (%s)", msg, hint)}
-}
-
-// problemLine finds the line a syntax error is on. The parser names the line where
-// the enclosing block began ("line 2" for a bad item on line 40 of a list), so look
-// for the longest run of whole lines that still parses: the problem is on the next.
-func problemLine(data []byte, parserLine int) int {
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	for n := len(lines) - 1; n >= 0; n-- {
-		if parses(bytes.Join(lines[:n], nil)) {
-			return n + 1
-		}
-	}
-	return parserLine
-}
-
-func parses(data []byte) bool {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var n yaml.Node
-		switch err := dec.Decode(&n); err {
-		case nil:
-		case io.EOF:
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-var (
-	unknownField = regexp.MustCompile(`^field (.+) not found in type (.+)$`)
-	wrongType    = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `.*`)? into (.+)$")
-	fieldTwice   = regexp.MustCompile(`^field (.+) already set in type (.+)$`)
-	keyTwice     = regexp.MustCompile(`^mapping key "(.+)" already defined at line (\d+)$`)
-)
-
-// decodeError reports the first (lowest line) of the decoder's complaints, reworded
-// for someone who has not read the Go types.
-func decodeError(name string, top *yaml.Node, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) || len(te.Errors) == 0 {
-		return syntaxError(name, nil, err)
-	}
-	best, bestLine := "", 0
-	for _, e := range te.Errors {
-		m := yamlLine.FindStringSubmatch(e)
-		if m == nil {
-			if best == "" {
-				best = e
-			}
-			continue
-		}
-		line, _ := strconv.Atoi(m[1])
-		if bestLine == 0 || line < bestLine {
-			best, bestLine = m[2], line
-		}
-	}
-	return &LineError{name, bestLine, reword(best, bestLine, top)}
-}
-
-func reword(msg string, line int, top *yaml.Node) string {
-	if m := unknownField.FindStringSubmatch(msg); m != nil {
-		known := knownKeys[m[2]]
-		what := fmt.Sprintf("unknown key %q in %s", m[1], placeName(m[2]))
-		if near := closest(m[1], known); near != "" {
-			return fmt.Sprintf("%s (did you mean %q?)", what, near)
-		}
-		return fmt.Sprintf("%s (known keys: %s)", what, strings.Join(known, ", "))
-	}
-	if m := wrongType.FindStringSubmatch(msg); m != nil {
-		key, value := keyAtLine(top, line, m[1])
-		want, hint := describeGoType(m[2])
-		got := describeTag(m[1])
-		if value != "" {
-			got += fmt.Sprintf(" %q", clip(value))
-		}
-		what := fmt.Sprintf("expected %s, got %s", want, got)
-		if key != "" {
-			what = key + ": " + what
-		}
-		return fmt.Sprintf("%s (%s)", what, hint)
-	}
-	if m := fieldTwice.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("key %q given twice in %s (keep one)", m[1], placeName(m[2]))
-	}
-	if m := keyTwice.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("key %q given twice, first at line %s (keep one)", m[1], m[2])
-	}
-	return msg
-}
-
-// knownKeys lists the keys of each mapping of a study file, by the Go type name the
-// decoder's messages use.
-var knownKeys = func() map[string][]string {
-	m := map[string][]string{}
-	for _, v := range []any{Study{}, Target{}, Replica{}, Workload{}, Experiment{}, Metrics{}} {
-		t := reflect.TypeOf(v)
-		var keys []string
-		for i := range t.NumField() {
-			if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
-				keys = append(keys, k)
-			}
-		}
-		m[t.String()] = keys
-	}
-	return m
-}()
-
-func placeName(goType string) string {
-	switch strings.TrimPrefix(goType, "study.") {
-	case "Study":
-		return "the study"
-	case "Target":
-		return "a target"
-	case "Replica":
-		return "replica"
-	case "Workload":
-		return "workload"
-	case "Experiment":
-		return "an experiment"
-	case "Metrics":
-		return "metrics"
-	}
-	return goType
-}
-
-func describeGoType(t string) (want, hint string) {
-	switch {
-	case strings.HasPrefix(t, "[]"):
-		return "a list", `one item per line starting with "- ", or [a, b]`
-	case strings.HasPrefix(t, "int"):
-		return "a whole number", "e.g. 10, without quotes or units"
-	case strings.HasPrefix(t, "uint"):
-		return "a whole number of 0 or more", "e.g. 42, without quotes"
-	case t == "bool":
-		return "true or false", "write true or false"
-	case t == "string":
-		return "a single value", "quote it if it holds a colon or starts with a special character"
-	case strings.HasPrefix(t, "study.") || strings.HasPrefix(t, "*study."):
-		return "a mapping", "key: value lines indented under it"
-	}
-	return t, "see the examples/ directory"
-}
-
-func describeTag(tag string) string {
-	switch tag {
-	case "!!str":
-		return "text"
-	case "!!int", "!!float":
-		return "a number"
-	case "!!bool":
-		return "true/false"
-	case "!!map":
-		return "a mapping"
-	case "!!seq":
-		return "a list"
-	case "!!timestamp":
-		return "a date"
-	}
-	return tag
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
-}
-
-// keyAtLine finds the key whose value, of the given tag, starts on line (the deepest
-// such key), so a type error can name the key and show its whole value: the
-// decoder's message cuts it at 7 bytes.
-func keyAtLine(n *yaml.Node, line int, tag string) (key, value string) {
-	if n == nil {
-		return "", ""
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if dk, dv := keyAtLine(v, line, tag); dk != "" {
-				return dk, dv
-			}
-			if v.Line == line && v.ShortTag() == tag {
-				if v.Kind == yaml.ScalarNode {
-					return k.Value, v.Value
-				}
-				return k.Value, ""
-			}
-		}
-	case yaml.SequenceNode:
-		for _, item := range n.Content {
-			if dk, dv := keyAtLine(item, line, tag); dk != "" {
-				return dk, dv
-			}
-		}
-	}
-	return "", ""
-}
-
-// closest suggests the known key a misspelt one was probably meant to be.
-func closest(key string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// typeErr is how the custom unmarshalers complain: as a TypeError the decoder keeps
-// going, so the file's earliest problem is the one reported, whatever its kind.
-func typeErr(n *yaml.Node, what, hint string) error {
-	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s (%s)", n.Line, what, hint)}}
+// studyFile is how a study file's messages name its parts.
+var studyFile = yamlfile.Options{
+	Empty:       "a study needs name, targets, workload and experiments",
+	OneDocument: "a study file holds one study; split it into two files",
+	Example:     "the examples/ directory",
+	Places: []yamlfile.Place{
+		{Type: Study{}, Name: "the study"},
+		{Type: Target{}, Name: "a target"},
+		{Type: Replica{}, Name: "replica"},
+		{Type: Workload{}, Name: "workload"},
+		{Type: Experiment{}, Name: "an experiment"},
+		{Type: Noisy{}, Name: "noisy"},
+		{Type: Metrics{}, Name: "metrics"},
+		{Type: cost.Model{}, Name: "costs"},
+		{Type: cost.Licence{}, Name: "a licence under costs"},
+		{Type: cost.Configuration{}, Name: "a configuration under costs"},
+		{Type: cost.Hardware{}, Name: "a hardware item under costs"},
+	},
 }
 
 // UnmarshalYAML reads 90s, 5m or 1h30m. A bare number is refused: seconds or minutes
 // is exactly the ambiguity that ruins a night of runs.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return typeErr(n, "expected a duration, got "+kindName(n), "write e.g. 90s or 5m")
+		return yamlfile.Invalid(n, "expected a duration, got "+yamlfile.Describe(n), "write e.g. 90s or 5m")
 	}
 	switch n.ShortTag() {
 	case "!!int", "!!float":
-		return typeErr(n, fmt.Sprintf("duration %s has no unit", n.Value), "write e.g. "+n.Value+"s or "+n.Value+"m")
+		return yamlfile.Invalid(n, fmt.Sprintf("duration %s has no unit", n.Value), "write e.g. "+n.Value+"s or "+n.Value+"m")
 	}
 	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
 	if err != nil {
-		return typeErr(n, fmt.Sprintf("%q is not a duration", clip(n.Value)), "write e.g. 90s, 5m or 1h30m")
+		return yamlfile.Invalid(n, fmt.Sprintf("%q is not a duration", yamlfile.Clip(n.Value)), "write e.g. 90s, 5m or 1h30m")
 	}
 	if v < 0 {
-		return typeErr(n, fmt.Sprintf("duration %s is negative", n.Value), "durations are 0s or more")
+		return yamlfile.Invalid(n, fmt.Sprintf("duration %s is negative", n.Value), "durations are 0s or more")
 	}
 	d.Duration = v
 	return nil
@@ -413,11 +133,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // UnmarshalYAML reads 512MB or 2GB (powers of 1024, as memory is sized).
 func (s *Size) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return typeErr(n, "expected a size, got "+kindName(n), "write e.g. 2GB or 512MB")
+		return yamlfile.Invalid(n, "expected a size, got "+yamlfile.Describe(n), "write e.g. 2GB or 512MB")
 	}
 	v, err := instance.ParseSize(n.Value)
 	if err != nil {
-		return typeErr(n, fmt.Sprintf("%q is not a size", clip(n.Value)), "write a number and a unit, e.g. 2GB or 512MB")
+		return yamlfile.Invalid(n, fmt.Sprintf("%q is not a size", yamlfile.Clip(n.Value)), "write a number and a unit, e.g. 2GB or 512MB")
 	}
 	s.Bytes = v
 	return nil
@@ -442,7 +162,7 @@ func (u *Users) UnmarshalYAML(n *yaml.Node) error {
 		vals = []int{v}
 	case yaml.SequenceNode:
 		if len(n.Content) == 0 {
-			return typeErr(n, "users is an empty list", "give at least one user count, e.g. [1, 2, 4]")
+			return yamlfile.Invalid(n, "users is an empty list", "give at least one user count, e.g. [1, 2, 4]")
 		}
 		for _, item := range n.Content {
 			v, err := userCount(item)
@@ -458,23 +178,23 @@ func (u *Users) UnmarshalYAML(n *yaml.Node) error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if first, dup := seen[k.Value]; dup {
-				return typeErr(k, fmt.Sprintf("users: %s given twice, first at line %d", k.Value, first), "keep one")
+				return yamlfile.Invalid(k, fmt.Sprintf("users: %s given twice, first at line %d", k.Value, first), "keep one")
 			}
 			seen[k.Value] = k.Line
 			switch k.Value {
 			case "fibonacci", "powers":
 				if series != nil {
-					return typeErr(k, fmt.Sprintf("users has both %s and %s", seriesKey, k.Value), "choose one series; add other counts with extra: [..]")
+					return yamlfile.Invalid(k, fmt.Sprintf("users has both %s and %s", seriesKey, k.Value), "choose one series; add other counts with extra: [..]")
 				}
 				series, seriesKey = v, k.Value
 			case "extra":
 				extra = v
 			default:
-				return typeErr(k, fmt.Sprintf("unknown key %q in users", k.Value), "use fibonacci: N or powers: N, and optionally extra: [..]")
+				return yamlfile.Invalid(k, fmt.Sprintf("unknown key %q in users", k.Value), "use fibonacci: N or powers: N, and optionally extra: [..]")
 			}
 		}
 		if series == nil {
-			return typeErr(n, "users has no fibonacci: N or powers: N", "add one, or write the counts as a list")
+			return yamlfile.Invalid(n, "users has no fibonacci: N or powers: N", "add one, or write the counts as a list")
 		}
 		last, err := userCount(series)
 		if err != nil {
@@ -487,7 +207,7 @@ func (u *Users) UnmarshalYAML(n *yaml.Node) error {
 		}
 		if extra != nil {
 			if extra.Kind == yaml.MappingNode {
-				return typeErr(extra, "users: extra is a mapping", "write extra as a list, e.g. extra: [89]")
+				return yamlfile.Invalid(extra, "users: extra is a mapping", "write extra as a list, e.g. extra: [89]")
 			}
 			var more Users
 			if err := more.UnmarshalYAML(extra); err != nil {
@@ -496,7 +216,7 @@ func (u *Users) UnmarshalYAML(n *yaml.Node) error {
 			vals = append(vals, more.Values...)
 		}
 	default:
-		return typeErr(n, "expected user counts, got "+kindName(n), "write a list, e.g. [1, 2, 4], or fibonacci: 89")
+		return yamlfile.Invalid(n, "expected user counts, got "+yamlfile.Describe(n), "write a list, e.g. [1, 2, 4], or fibonacci: 89")
 	}
 	slices.Sort(vals)
 	u.Values = slices.Compact(vals)
@@ -507,25 +227,15 @@ func userCount(n *yaml.Node) (int, error) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 		v := ""
 		if n.Kind == yaml.ScalarNode {
-			v = fmt.Sprintf(" %q", clip(n.Value))
+			v = fmt.Sprintf(" %q", yamlfile.Clip(n.Value))
 		}
-		return 0, typeErr(n, fmt.Sprintf("expected a user count, got %s%s", kindName(n), v), "write a whole number of 1 or more")
+		return 0, yamlfile.Invalid(n, fmt.Sprintf("expected a user count, got %s%s", yamlfile.Describe(n), v), "write a whole number of 1 or more")
 	}
 	var v int
 	if err := n.Decode(&v); err != nil || v < 1 || v > MaxUsers {
-		return 0, typeErr(n, fmt.Sprintf("user count %s is out of range", n.Value), fmt.Sprintf("every count is 1 to %d", MaxUsers))
+		return 0, yamlfile.Invalid(n, fmt.Sprintf("user count %s is out of range", n.Value), fmt.Sprintf("every count is 1 to %d", MaxUsers))
 	}
 	return v, nil
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	return describeTag(n.ShortTag())
 }
 
 // fibonacciUpTo is HammerDB autopilot's favourite sequence, 1, 2, 3, 5, 8, …, ending
@@ -591,120 +301,18 @@ func readMemTotal() (int64, error) {
 	return 0, errors.New("meminfo has no MemTotal")
 }
 
-// tree finds a value's line in the document by its path, e.g. "experiments[2].users",
-// because once decoded the structs no longer know where their values were.
-type tree struct{ top *yaml.Node }
-
-// lookup returns the node at path (nil when it is absent) and the line of the
-// deepest part of the path that is present: a key's own line, or a list item's.
-func (t tree) lookup(path string) (*yaml.Node, int) {
-	cur := deref(t.top)
-	if cur == nil {
-		return nil, 1
-	}
-	line := cur.Line
-	for _, part := range strings.Split(path, ".") {
-		key, rest, _ := strings.Cut(part, "[")
-		k, v := mapGet(cur, key)
-		if k == nil {
-			return nil, line
-		}
-		cur, line = v, k.Line
-		for rest != "" {
-			idx, after, _ := strings.Cut(rest, "]")
-			rest = strings.TrimPrefix(after, "[")
-			i, _ := strconv.Atoi(idx)
-			if cur.Kind != yaml.SequenceNode || i >= len(cur.Content) {
-				return nil, line
-			}
-			cur = deref(cur.Content[i])
-			line = cur.Line
-		}
-	}
-	return cur, line
-}
-
-// has tells whether the file sets path; an empty value ("ramp:") does not count, so
-// it takes the default as if it were left out.
-func (t tree) has(path string) bool {
-	n, _ := t.lookup(path)
-	return n != nil && n.ShortTag() != "!!null"
-}
-
-func (t tree) line(path string) int {
-	_, line := t.lookup(path)
-	return line
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		return deref(n.Content[0])
-	}
-	return n
-}
-
-// mapGet finds key in a mapping, then in what it merges (<<: *anchor), as the
-// decoder does, so a merged value counts as set.
-func mapGet(m *yaml.Node, key string) (k, v *yaml.Node) {
-	m = deref(m)
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	var merges []*yaml.Node
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		kn := m.Content[i]
-		if kn.Value == "<<" && (kn.Tag == "" || kn.Tag == "!!merge" || kn.Tag == "tag:yaml.org,2002:merge") {
-			merges = append(merges, deref(m.Content[i+1]))
-			continue
-		}
-		if kn.Value == key {
-			return kn, deref(m.Content[i+1])
-		}
-	}
-	for _, mv := range merges {
-		if mv.Kind == yaml.SequenceNode {
-			for _, item := range mv.Content {
-				if k, v := mapGet(item, key); k != nil {
-					return k, v
-				}
-			}
-			continue
-		}
-		if k, v := mapGet(mv, key); k != nil {
-			return k, v
-		}
-	}
-	return nil, nil
-}
-
 // checker validates a decoded study and fills in its defaults, keeping every problem
 // with its line so the earliest one in the file is reported.
 type checker struct {
 	file string
-	doc  tree
-	errs []*LineError
+	doc  yamlfile.Doc
+	errs []*yamlfile.LineError
 }
 
 // errf records a problem at path: what and hint are one format, so args run on from
 // what into hint.
 func (c *checker) errf(path, what, hint string, args ...any) {
-	c.errs = append(c.errs, &LineError{c.file, c.doc.line(path), fmt.Sprintf(what+" ("+hint+")", args...)})
-}
-
-func (c *checker) first() error {
-	if len(c.errs) == 0 {
-		return nil
-	}
-	best := c.errs[0]
-	for _, e := range c.errs[1:] {
-		if e.Line < best.Line {
-			best = e
-		}
-	}
-	return best
+	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: fmt.Sprintf(what+" ("+hint+")", args...)})
 }
 
 var (
@@ -717,7 +325,7 @@ var (
 
 func (c *checker) study(s *Study) {
 	switch {
-	case !c.doc.has("name"):
+	case !c.doc.Has("name"):
 		c.errf("name", "the study has no name", "add e.g. name: nvme-vs-sata; it names the results")
 	case !studyNameRE.MatchString(s.Name):
 		c.errf("name", "name %q is not a study name", "use letters, digits, '.', '-' and '_', starting with a letter or digit, at most 64", s.Name)
@@ -743,17 +351,30 @@ func (c *checker) study(s *Study) {
 	}
 
 	c.metrics(&s.Metrics)
+	c.costs(s.Costs)
+}
+
+// costs checks the cost model, if the study has one, and fills in its defaults; its
+// problem is reported at its line like the study's own.
+func (c *checker) costs(m *cost.Model) {
+	if m == nil {
+		return
+	}
+	var fe *cost.FieldError
+	if err := m.Validate(); errors.As(err, &fe) {
+		c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line("costs." + fe.Path), Msg: fe.Msg})
+	}
 }
 
 func (c *checker) target(i int, t *Target, names map[string]int, paths map[string]string) {
 	p := func(key string) string { return fmt.Sprintf("targets[%d].%s", i, key) }
-	if !c.doc.has(p("name")) {
+	if !c.doc.Has(p("name")) {
 		c.errf(p("name"), "target %d has no name", "add e.g. name: nvme; step IDs and results use it", i+1)
 	} else {
 		c.uniqueName(p("name"), "target", t.Name, names, "give each target its own name")
 	}
 
-	if !c.doc.has(p("kind")) {
+	if !c.doc.Has(p("kind")) {
 		t.Kind = DefaultKind
 	}
 	managedOnly := []string{"engine", "path", "wal_path", "memory", "cpus", "replica"}
@@ -761,14 +382,14 @@ func (c *checker) target(i int, t *Target, names map[string]int, paths map[strin
 	switch t.Kind {
 	case "managed":
 		for _, k := range externalOnly {
-			if c.doc.has(p(k)) {
+			if c.doc.Has(p(k)) {
 				c.errf(p(k), "%s is for external targets", "a managed target's server is created on its path; use kind: external to connect to a server", k)
 			}
 		}
 		c.managed(i, t, paths)
 	case "external":
 		for _, k := range managedOnly {
-			if c.doc.has(p(k)) {
+			if c.doc.Has(p(k)) {
 				c.errf(p(k), "%s is for managed targets", "storbench does not control an external server; its engine is the dsn's scheme", k)
 			}
 		}
@@ -780,7 +401,7 @@ func (c *checker) target(i int, t *Target, names map[string]int, paths map[strin
 
 func (c *checker) managed(i int, t *Target, paths map[string]string) {
 	p := func(key string) string { return fmt.Sprintf("targets[%d].%s", i, key) }
-	if !c.doc.has(p("engine")) {
+	if !c.doc.Has(p("engine")) {
 		t.Engine = DefaultEngine
 	} else if !slices.Contains(managedEngines, t.Engine) {
 		c.errf(p("engine"), "engine %q cannot be managed", "storbench creates %s servers; for another engine use kind: external with a dsn", t.Engine, strings.Join(managedEngines, " and "))
@@ -813,10 +434,10 @@ func (c *checker) managed(i int, t *Target, paths map[string]string) {
 			ownPath("replica.path", t.Replica.Path)
 		}
 	}
-	if c.doc.has(p("memory")) {
+	if c.doc.Has(p("memory")) {
 		c.memory(p("memory"), t.Memory.Bytes)
 	}
-	if c.doc.has(p("cpus")) {
+	if c.doc.Has(p("cpus")) {
 		c.cpus(p("cpus"), t.CPUs)
 	}
 }
@@ -875,17 +496,17 @@ func (c *checker) external(i int, t *Target) {
 
 func (c *checker) workload(w *Workload) {
 	switch {
-	case !c.doc.has("workload.warehouses"):
+	case !c.doc.Has("workload.warehouses"):
 		c.errf("workload.warehouses", "the workload has no warehouses", "add warehouses: N under workload:, the schema size, about 100MB each")
 	case w.Warehouses < 1:
 		c.errf("workload.warehouses", "warehouses %d is too few", "the schema needs at least 1 warehouse", w.Warehouses)
 	}
-	if !c.doc.has("workload.mode") {
+	if !c.doc.Has("workload.mode") {
 		w.Mode = DefaultMode
 	} else if w.Mode != "procedures" && w.Mode != "sql" {
 		c.errf("workload.mode", "mode %q is unknown", "use procedures, stored procedures as HammerDB does, or sql, statements sent by the client", w.Mode)
 	}
-	if !c.doc.has("workload.restore") {
+	if !c.doc.Has("workload.restore") {
 		w.Restore = DefaultRestore
 	} else if w.Restore != "each-step" && w.Restore != "never" {
 		c.errf("workload.restore", "restore %q is unknown", "use each-step, every step from the base image, or never", w.Restore)
@@ -920,7 +541,7 @@ var allKnobs = func() []string {
 func (c *checker) experiment(s *Study, i int, names map[string]int) {
 	e := &s.Experiments[i]
 	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
-	if !c.doc.has(p("kind")) {
+	if !c.doc.Has(p("kind")) {
 		c.errf(p("kind"), "experiment %d has no kind", "add kind: one of %s", i+1, strings.Join(experimentKinds, ", "))
 		return
 	}
@@ -932,13 +553,13 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 
 	// The kind names an experiment by default; a second one of the same kind needs a
 	// name of its own, as step IDs hold it.
-	if !c.doc.has(p("name")) {
+	if !c.doc.Has(p("name")) {
 		e.Name = e.Kind
 	}
 	c.uniqueName(p("name"), "experiment", e.Name, names, "name each experiment, e.g. name: sweep-long")
 
 	for _, k := range allKnobs {
-		if c.doc.has(p(k)) && !slices.Contains(knobs, k) {
+		if c.doc.Has(p(k)) && !slices.Contains(knobs, k) {
 			c.errf(p(k), "%s does not apply to a %s experiment", "it takes %s; remove the line or move it to an experiment of the kind that uses it", k, e.Kind, strings.Join(knobs, ", "))
 		}
 	}
@@ -969,12 +590,12 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 				c.errf(ip, "fio profile %q is unknown", "use one of %s", name, strings.Join(profileNames(), ", "))
 			}
 		})
-		if !c.doc.has(p("size")) {
+		if !c.doc.Has(p("size")) {
 			e.Size = Size{DefaultFioSize}
 		} else if e.Size.Bytes < 16<<20 {
 			c.errf(p("size"), "size %s is too small for a test file", "give at least 16MB; larger than the device's cache measures the device", sizeText(e.Size.Bytes))
 		}
-		if !c.doc.has(p("runtime")) {
+		if !c.doc.Has(p("runtime")) {
 			e.Runtime = Duration{DefaultFioRuntime}
 		} else if e.Runtime.Duration < minRunSeconds {
 			c.errf(p("runtime"), "runtime %s is too short", "give at least 1s per point", e.Runtime)
@@ -982,12 +603,12 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 	case Consolidation:
 		c.consolidation(i, e)
 	case BackupRestore:
-		if !c.doc.has(p("cycles")) {
+		if !c.doc.Has(p("cycles")) {
 			e.Cycles = DefaultCycles
 		} else if e.Cycles < 1 {
 			c.errf(p("cycles"), "cycles %d is too few", "give 1 or more backup-then-restore cycles", e.Cycles)
 		}
-		if !c.doc.has(p("method")) {
+		if !c.doc.Has(p("method")) {
 			e.Method = DefaultMethod
 		} else if e.Method != "physical" && e.Method != "logical" {
 			c.errf(p("method"), "method %q is unknown", "use physical, a copy of the server's files, or logical, a dump", e.Method)
@@ -1005,7 +626,7 @@ func (c *checker) consolidation(i int, e *Experiment) {
 	if e.Instances < 2 {
 		c.errf(p("instances"), "%s needs at least 2 instances", "e.g. instances: 4", label(e))
 	}
-	if !c.doc.has(p("instance_memory")) {
+	if !c.doc.Has(p("instance_memory")) {
 		e.InstanceMemory = Size{512 << 20}
 	} else {
 		c.memory(p("instance_memory"), e.InstanceMemory.Bytes)
@@ -1021,10 +642,10 @@ func (c *checker) consolidation(i int, e *Experiment) {
 		c.errf(p("instances"), "%d instances of %d users need about %d processes, this user may run %d", "give fewer instances or users, or raise ulimit -u",
 			e.Instances, e.Users.Values[0], e.Instances*(e.Users.Values[0]+20), procs)
 	}
-	if !c.doc.has(p("ramp")) {
+	if !c.doc.Has(p("ramp")) {
 		e.Ramp = Duration{DefaultRamp}
 	}
-	if !c.doc.has(p("duration")) {
+	if !c.doc.Has(p("duration")) {
 		e.Duration = Duration{DefaultDuration}
 	} else if e.Duration.Duration < minRunSeconds {
 		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s", e.Duration)
@@ -1072,7 +693,7 @@ func (c *checker) uniqueName(path, what, name string, names map[string]int, hint
 		c.errf(path, "%s name %q is used twice", "the first is at line %d; "+hint, what, name, first)
 		return
 	}
-	names[name] = c.doc.line(path)
+	names[name] = c.doc.Line(path)
 }
 
 // distinct checks each item of the list at path once: a repeat is reported with the
@@ -1086,7 +707,7 @@ func distinct[T any](c *checker, path, what string, items []T, show func(T) stri
 			c.errf(ip, "%s %s is listed twice", "the first is at line %d", what, key, first)
 			continue
 		}
-		seen[key] = c.doc.line(ip)
+		seen[key] = c.doc.Line(ip)
 		check(ip, item)
 	}
 }
@@ -1096,15 +717,15 @@ func (c *checker) sweep(i int, e *Experiment) {
 	if len(e.Users.Values) == 0 {
 		c.errf(p("users"), "%s has no users", "add users: e.g. [1, 2, 4, 8] or fibonacci: 89", label(e))
 	}
-	if !c.doc.has(p("ramp")) {
+	if !c.doc.Has(p("ramp")) {
 		e.Ramp = Duration{DefaultRamp}
 	}
-	if !c.doc.has(p("duration")) {
+	if !c.doc.Has(p("duration")) {
 		e.Duration = Duration{DefaultDuration}
 	} else if e.Duration.Duration < minRunSeconds {
 		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s; the papers used 5m", e.Duration)
 	}
-	if !c.doc.has(p("repeats")) {
+	if !c.doc.Has(p("repeats")) {
 		e.Repeats = DefaultRepeats
 	} else if e.Repeats < 1 {
 		c.errf(p("repeats"), "repeats %d is too few", "give 1 or more; 3 gives the report a spread", e.Repeats)
@@ -1123,7 +744,7 @@ func (c *checker) experimentTargets(s *Study, i int) {
 			c.errf(ip, "target %s is listed twice", "the first is at line %d", name, first)
 			continue
 		}
-		seen[name] = c.doc.line(ip)
+		seen[name] = c.doc.Line(ip)
 		k := slices.IndexFunc(s.Targets, func(t Target) bool { return t.Name == name })
 		if k < 0 {
 			c.errf(ip, "%s names target %q, which the study does not have", "use one of the names under targets: %s", label(e), name, strings.Join(targetNames(s), ", "))
@@ -1217,12 +838,12 @@ func profileNames() []string {
 }
 
 func (c *checker) metrics(m *Metrics) {
-	if !c.doc.has("metrics.interval") {
+	if !c.doc.Has("metrics.interval") {
 		m.Interval = Duration{DefaultInterval}
 	} else if m.Interval.Duration < minInterval {
 		c.errf("metrics.interval", "interval %s is too short", "sample every 100ms or more; 1s is the default", m.Interval)
 	}
-	if !c.doc.has("metrics.io_latency") {
+	if !c.doc.Has("metrics.io_latency") {
 		m.IOLatency = DefaultIOLatency
 	} else if m.IOLatency != "auto" && m.IOLatency != "on" && m.IOLatency != "off" {
 		c.errf("metrics.io_latency", "io_latency %q is unknown", "use auto, traced when bpftrace can, on, which requires it, or off", m.IOLatency)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/yamlfile/yamlfiletest"
 )
 
 // withMemTotal makes the machine look as large as bytes for one test.
@@ -33,53 +34,13 @@ func mustParse(t *testing.T, text string) *Study {
 	return s
 }
 
-// parseFails parses text, expecting an error at line that contains want, and checks
-// the error's form: one line, "study.yaml:LINE: ... (hint)", wrapping ErrInput.
+// parseFails parses text, expecting an error at line that contains want, in the
+// form yamlfiletest.CheckError checks.
 func parseFails(t *testing.T, text string, line int, want string) {
 	t.Helper()
 	_, err := Parse("study.yaml", []byte(text))
-	if err == nil {
-		t.Fatalf("Parse accepted the study; want an error at line %d containing %q", line, want)
-	}
 	t.Log(err)
-	checkLineError(t, err, "study.yaml", line, want)
-}
-
-func checkLineError(t *testing.T, err error, file string, line int, want string) {
-	t.Helper()
-	msg := err.Error()
-	if !errors.Is(err, engine.ErrInput) {
-		t.Errorf("error %q does not wrap engine.ErrInput", msg)
-	}
-	var le *LineError
-	if !errors.As(err, &le) {
-		t.Fatalf("error %q is not a *LineError", msg)
-	}
-	if le.Line != line {
-		t.Errorf("error %q is at line %d, want %d", msg, le.Line, line)
-	}
-	prefix := file + ":" + strconv.Itoa(line) + ": "
-	if !strings.HasPrefix(msg, prefix) {
-		t.Errorf("error %q does not start with %q", msg, prefix)
-	}
-	if strings.Contains(msg, "\n") {
-		t.Errorf("error %q is more than one line", msg)
-	}
-	if !strings.HasSuffix(msg, ")") {
-		t.Errorf("error %q has no hint in parentheses", msg)
-	}
-	if !strings.Contains(msg, want) {
-		t.Errorf("error %q does not contain %q", msg, want)
-	}
-}
-
-func mustNode(t *testing.T, text string) *yaml.Node {
-	t.Helper()
-	var root yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
-		t.Fatal(err)
-	}
-	return root.Content[0]
+	yamlfiletest.CheckError(t, err, "study.yaml", line, want)
 }
 
 // minimal is the smallest valid study; the error cases below are it with one line
@@ -162,6 +123,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top key", edit("workload:", "worklaod:\n  x: 1\nworkload:"), 5, `unknown key "worklaod" in the study (did you mean "workload"?)`},
 		{"unknown target key", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n    walpath: /mnt/wal\n"), 5, `unknown key "walpath" in a target (did you mean "wal_path"?)`},
 		{"unknown key, no near match", edit("    users: [1, 2]\n", "    users: [1, 2]\n    zzzzzz: 1\n"), 10, "known keys: name, kind, targets"},
+		{"unknown noisy key", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: consolidation\n    noisy:\n      interval: 10s\n      intervall: 5s\n"), 11, `unknown key "intervall" in noisy (did you mean "interval"?)`},
 		{"unknown replica key", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n    replica:\n      path: /r\n      synchronous: true\n"), 7, `unknown key "synchronous" in replica`},
 		{"wrong type", edit("warehouses: 2", "warehouses: lots"), 6, `warehouses: expected a whole number, got text "lots" (e.g. 10`},
 		{"list expected", edit("users: [1, 2]", "users: [1, 2]\n    targets: nvme"), 10, "targets: expected a list, got text"},
@@ -276,6 +238,30 @@ func TestParseErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { parseFails(t, c.text, c.line, c.want) })
 	}
+}
+
+// Every mapping of a study file has a name in messages and its keys listed.
+func TestParsePlacesComplete(t *testing.T) {
+	named := map[reflect.Type]bool{}
+	for _, p := range studyFile.Places {
+		named[reflect.TypeOf(p.Type)] = true
+	}
+	var walk func(reflect.Type)
+	walk = func(rt reflect.Type) {
+		for rt.Kind() == reflect.Pointer || rt.Kind() == reflect.Slice {
+			rt = rt.Elem()
+		}
+		if rt.Kind() != reflect.Struct || reflect.PointerTo(rt).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+			return // a scalar, or a value that reads itself (Duration, Users)
+		}
+		if !named[rt] {
+			t.Errorf("%s is not in studyFile.Places", rt)
+		}
+		for i := range rt.NumField() {
+			walk(rt.Field(i).Type)
+		}
+	}
+	walk(reflect.TypeOf(Study{}))
 }
 
 // externalOnly is a study of one external target and the experiment given:
@@ -406,7 +392,7 @@ func TestLoadTestdata(t *testing.T) {
 			t.Errorf("%s: loaded without error", path)
 			continue
 		}
-		checkLineError(t, err, path, c.line, c.want)
+		yamlfiletest.CheckError(t, err, path, c.line, c.want)
 	}
 }
 
@@ -433,40 +419,6 @@ func TestParseMemoryWithoutMeminfo(t *testing.T) {
 	memTotal = func() (int64, error) { return 0, errors.New("no meminfo") }
 	defer func() { memTotal = old }()
 	mustParse(t, edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: 64TB"))
-}
-
-func TestParseTreeLookup(t *testing.T) {
-	s := `a: 1
-list:
-  - x: 1
-    y:
-      - p
-      - q
-  - x: 2
-`
-	var c checker
-	top := mustNode(t, s)
-	c.doc = tree{top}
-	for path, want := range map[string]int{"a": 1, "list": 2, "list[0]": 3, "list[0].y": 4, "list[0].y[1]": 6, "list[1].x": 7,
-		"list[1].z": 7, "list[5]": 2, "missing": 1, "list[0].y[1].deeper": 6} {
-		if got := c.doc.line(path); got != want {
-			t.Errorf("line(%q) = %d, want %d", path, got, want)
-		}
-	}
-	if !c.doc.has("list[0].y[0]") || c.doc.has("list[1].y") || c.doc.has("nope") {
-		t.Error("has is wrong")
-	}
-}
-
-func TestParseLineErrorForm(t *testing.T) {
-	e := &LineError{File: "s.yaml", Line: 3, Msg: "bad (fix it)"}
-	if e.Error() != "s.yaml:3: bad (fix it)" || !errors.Is(e, engine.ErrInput) {
-		t.Errorf("LineError = %q", e.Error())
-	}
-	e.Line = 0
-	if e.Error() != "s.yaml: bad (fix it)" {
-		t.Errorf("LineError without a line = %q", e.Error())
-	}
 }
 
 func TestExamplesLoad(t *testing.T) {
@@ -533,4 +485,67 @@ func TestParseConsolidation(t *testing.T) {
 			t.Errorf("%q: %v, want line %d and %q", c.knobs, err, c.line, c.want)
 		}
 	}
+}
+
+// A costs: block is the cost model of internal/cost, checked with the study and its
+// problems reported at their lines in the study file.
+func TestParseCosts(t *testing.T) {
+	paper, err := os.ReadFile("../../examples/costs/hdd-vs-ssd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	indented := "costs:\n" + regexp.MustCompile(`(?m)^(.)`).ReplaceAllString(string(paper), "  $1")
+	s := mustParse(t, minimal+indented)
+	if s.Costs == nil || s.Costs.Currency != "USD" || len(s.Costs.Configurations) != 3 || s.Costs.Configurations[0].Instances != 1 {
+		t.Fatalf("costs %+v, want the paper's three configurations with defaults filled in", s.Costs)
+	}
+	if tb := s.Costs.Evaluate(nil); tb.Costs[0].Total != 3407530 || tb.Costs[2].Total != 5612138 {
+		t.Errorf("totals %v and %v cents, want 3407530 and 5612138", tb.Costs[0].Total, tb.Costs[2].Total)
+	}
+	if s := mustParse(t, minimal); s.Costs != nil {
+		t.Errorf("a study without costs: has %+v", s.Costs)
+	}
+
+	// Lines 10 on: costs, currency, licences, name, per, pack_cores, pack_price,
+	// configurations, name, server_cores, hardware, item.
+	costs := `costs:
+  currency: EUR
+  licences:
+    - name: os
+      per: server
+      pack_cores: 16
+      pack_price: 6155
+  configurations:
+    - name: a
+      server_cores: 20
+      hardware:
+        - {item: server, price: 100}
+`
+	if s := mustParse(t, minimal+costs); s.Costs.Baseline != "a" || s.Costs.Configurations[0].Licences[0] != "os" {
+		t.Errorf("costs defaults: %+v", s.Costs)
+	}
+	with := func(old, new string) string { return minimal + strings.Replace(costs, old, new, 1) }
+	for _, c := range []struct {
+		name string
+		text string
+		line int
+		want string
+	}{
+		{"unknown key", with("      server_cores: 20\n", "      server_cores: 20\n      cores: 4\n"), 20, `unknown key "cores" in a configuration under costs (known keys: name, series`},
+		{"misspelt key", with("pack_price: 6155", "pack_prise: 6155"), 16, `unknown key "pack_prise" in a licence under costs (did you mean "pack_price"?)`},
+		{"unknown top key", with("  currency: EUR", "  currancy: EUR"), 11, `unknown key "currancy" in costs (did you mean "currency"?)`},
+		{"price as text", with("price: 100}", `price: "$100"}`), 21, `price: expected a number, got text "$100"`},
+		{"unknown licence", costs2(with, "      licences: [os, sql]\n"), 22, `configuration "a" takes licence "sql", which the model does not have`},
+		{"duplicate configuration", minimal + costs + "    - name: a\n      server_cores: 8\n", 22, `configuration name "a" is used twice`},
+		{"missing baseline", with("  currency: EUR\n", "  currency: EUR\n  baseline: hdd\n"), 12, `baseline "hdd" is not a configuration`},
+		{"negative price", with("price: 100}", "price: -1}"), 21, `price -1 of "server" in configuration "a" is negative`},
+		{"empty costs", minimal + "costs: {}\n", 10, "the cost model has no configurations"},
+	} {
+		t.Run(c.name, func(t *testing.T) { parseFails(t, c.text, c.line, c.want) })
+	}
+}
+
+// costs2 appends lines to the costs block's configuration.
+func costs2(with func(old, new string) string, lines string) string {
+	return with("        - {item: server, price: 100}\n", "        - {item: server, price: 100}\n"+lines)
 }

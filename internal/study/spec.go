@@ -3,7 +3,11 @@
 // cycles and replication, from one YAML file, into one results store.
 package study
 
-import "time"
+import (
+	"time"
+
+	"github.com/storbench/storbench/internal/cost"
+)
 
 // Study is a study file.
 type Study struct {
@@ -15,6 +19,9 @@ type Study struct {
 	// Metrics: the sampling interval of every step (default 1s), and per-I/O latency
 	// (auto, on, off).
 	Metrics Metrics `yaml:"metrics"`
+	// Costs is the study's cost model (optional): the configurations compared, their
+	// hardware and licences, judged by the peaks of the series they name.
+	Costs *cost.Model `yaml:"costs"`
 }
 
 // Target is a database on one storage: managed (storbench creates the server on

@@ -53,7 +53,18 @@ type StepResult struct {
 	Restore *Transfer      `json:"restore,omitempty"`
 	// Consolidation is a consolidation step's instances, disks and backups.
 	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
-	Notes         []string          `json:"notes,omitempty"`
+	// Checks are the consistency conditions verified on the database after a run.
+	Checks []CheckResult `json:"checks,omitempty"`
+	Notes  []string      `json:"notes,omitempty"`
+}
+
+// CheckResult is one consistency condition of 3.3.2 as verified after a step.
+type CheckResult struct {
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	Violations int64   `json:"violations"`
+	Error      string  `json:"error,omitempty"`
+	Seconds    float64 `json:"seconds"`
 }
 
 // Transfer is a timed backup or restore with what the disks did meanwhile.

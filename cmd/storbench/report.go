@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/cost"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/report"
+)
+
+func reportCmd() *cobra.Command {
+	var out, costsPath, title string
+	c := &cobra.Command{
+		Use:   "report RESULTS... -o report.html",
+		Short: "Write the results as one self-contained HTML report: charts, tables, costs",
+		Long: `Write one HTML file with the papers' charts and tables from a study's results
+store (--results of study run), a run's JSON (run --json) or a fio result
+(fio --json), or several of them compared. The file inlines its chart library: it
+opens with no network and prints to PDF from a browser.
+
+Costs come from the study file's costs block or --costs FILE (see examples/).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return fmt.Errorf("%w: -o FILE is required, e.g. -o report.html", engine.ErrInput)
+			}
+			opts := report.Options{Title: title, Version: version}
+			if costsPath != "" {
+				var err error
+				if opts.Costs, err = cost.Load(costsPath); err != nil {
+					return err
+				}
+			}
+			return makeReport(c, args, opts, out)
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
+	c.Flags().StringVar(&costsPath, "costs", "", "cost model YAML (hardware and licences per configuration)")
+	c.Flags().StringVar(&title, "title", "", "the report's title (default: from the study)")
+	return c
+}
+
+// makeReport reads the results, builds the report and writes it to out.
+func makeReport(c *cobra.Command, results []string, opts report.Options, out string) error {
+	srcs, err := report.Load(results)
+	if err != nil {
+		return err
+	}
+	r, err := report.Build(srcs, opts)
+	if err != nil {
+		return err
+	}
+	if err := writeReport(out, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.OutOrStdout(), "report written to %s (sections: %s)\n", out, strings.Join(r.SectionIDs(), ", "))
+	return nil
+}
+
+// writeReport writes the file whole: beside it first, then renamed over the target,
+// so a failed render never leaves half a report.
+func writeReport(path string, r *report.Report) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: -o %s is not a regular file", engine.ErrInput, path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("%w: -o %s: %v", engine.ErrInput, path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := report.Write(tmp, r); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func compareCmd() *cobra.Command {
+	var markdown bool
+	c := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two runs or studies step by step in the terminal, B as % of A",
+		Long: `Print the headline comparison of two results (study results stores, run JSON
+files or fio JSON files): each configuration's peak, then every step both have with
+B as a percentage of A. --markdown prints tables to paste into a document.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			srcs, err := report.Load(args)
+			if err != nil {
+				return err
+			}
+			tables, err := report.Compare(srcs[0], srcs[1])
+			if err != nil {
+				return err
+			}
+			return report.WriteComparison(c.OutOrStdout(), srcs[0], srcs[1], tables, markdown)
+		},
+	}
+	c.Flags().BoolVar(&markdown, "markdown", false, "print Markdown tables")
+	return c
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The report package's fixtures: a real study's results store and results taken
+// from it.
+const (
+	reportFixtures = "../../internal/report/testdata"
+	fixtureStudy   = reportFixtures + "/study"
+)
+
+func TestReportAndCompare(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	code, stdout, errOut := storbench(t, "report", fixtureStudy, "--costs", "../../examples/costs/hdd-vs-ssd.yaml", "-o", out)
+	if code != 2 || !strings.Contains(errOut, `"fast/sweep"`) {
+		t.Errorf("costs naming series the results lack: exit %d %s", code, errOut)
+	}
+	code, stdout, errOut = storbench(t, "report", fixtureStudy, reportFixtures+"/run-fast.json", "-o", out, "--title", "two <inputs>")
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, stdout, errOut)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "<title>two &lt;inputs&gt;</title>") || !strings.Contains(stdout, "report written to "+out) {
+		t.Errorf("report title or message wrong: %s", stdout)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".r.html.*")); len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+
+	code, stdout, _ = storbench(t, "compare", reportFixtures+"/run-fast.json", reportFixtures+"/run-slow.json")
+	if code != 0 || !strings.Contains(stdout, "B % of A") || !strings.Contains(stdout, "A vs B") {
+		t.Errorf("compare: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notOurs := filepath.Join(dir, "plain")
+	os.Mkdir(notOurs, 0o755)
+	badCosts := filepath.Join(dir, "costs.yaml")
+	os.WriteFile(badCosts, []byte("currency: USD\nconfigurations:\n  - name: a\n    hardware: [{item: x, price: -1}]\n"), 0o644)
+	for _, args := range [][]string{
+		{"report", fixtureStudy},
+		{"report", "-o", filepath.Join(dir, "r.html")},
+		{"report", "/nonexistent/results", "-o", filepath.Join(dir, "r.html")},
+		{"report", notOurs, "-o", filepath.Join(dir, "r.html")},
+		{"report", fixtureStudy, "-o", dir},
+		{"report", fixtureStudy, "--costs", badCosts, "-o", filepath.Join(dir, "r.html")},
+		{"compare", fixtureStudy},
+		{"compare", reportFixtures + "/run-fast.json", reportFixtures + "/fio-fast.json"},
+	} {
+		code, _, errOut := storbench(t, args...)
+		if code != 2 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(notOurs); len(entries) != 0 {
+		t.Errorf("a directory that is not a results store was written to: %v", entries)
+	}
+}

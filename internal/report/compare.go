@@ -1,0 +1,174 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/study"
+)
+
+// Compare is the headline comparison of two results (studies or single runs) for a
+// terminal or a Markdown document: the headline table, then every step both have,
+// B as % of A.
+func Compare(a, b *Source) ([]*Table, error) {
+	srcs := []*Source{a, b}
+	var tables []*Table
+	add := func(t *Table) {
+		if t != nil {
+			tables = append(tables, t)
+		}
+	}
+	add(compareRuns(a, b))
+	pairs := matchSteps(a, b)
+	add(compareTransfers(pairs))
+	add(compareConsolidations(pairs))
+	runs := fioRuns(srcs)
+	for _, prof := range profileNames(runs) {
+		// A profile both ran: its table has B's columns and the % columns.
+		if of := runsOf(runs, prof); len(configsOf(of)) > 1 {
+			t, _ := profileTable(prof, of)
+			add(t)
+		}
+	}
+	if len(tables) == 0 {
+		return nil, fmt.Errorf("%w: %s and %s have no step in common: compare two runs, two fio results, or two stores of the same study file", engine.ErrInput, a.Path, b.Path)
+	}
+	if head := headlineTable(sweeps(srcs)); head != nil {
+		tables = append([]*Table{head}, tables...)
+	}
+	return tables, nil
+}
+
+// WriteComparison prints Compare's tables as aligned text or Markdown.
+func WriteComparison(w io.Writer, a, b *Source, tables []*Table, markdown bool) error {
+	if markdown {
+		fmt.Fprintf(w, "A = `%s`, B = `%s`\n\n", a.Path, b.Path)
+	} else {
+		fmt.Fprintf(w, "A = %s\nB = %s\n", a.Path, b.Path)
+	}
+	for _, t := range tables {
+		var err error
+		if markdown {
+			err = t.WriteMarkdown(w)
+		} else {
+			fmt.Fprintln(w)
+			err = t.WriteText(w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stepPair is one step of A and its counterpart in B.
+type stepPair struct {
+	Name string
+	A, B *study.StepResult
+}
+
+// matchSteps pairs the steps of two stores of the same study file by ID.
+func matchSteps(a, b *Source) []stepPair {
+	byID := map[string]*study.StepResult{}
+	for i := range b.Steps {
+		byID[b.Steps[i].Step.ID] = &b.Steps[i]
+	}
+	var out []stepPair
+	for i := range a.Steps {
+		if rb := byID[a.Steps[i].Step.ID]; rb != nil {
+			out = append(out, stepPair{Name: a.Steps[i].Step.ID, A: &a.Steps[i], B: rb})
+		}
+	}
+	return out
+}
+
+// compareRuns is user step by user step (the mean of a step's repeats), throughput
+// and latency, B as % of A.
+func compareRuns(a, b *Source) *Table {
+	sa, sb := sweeps([]*Source{a}), sweeps([]*Source{b})
+	type pointPair struct {
+		name   string
+		pa, pb *Point
+	}
+	var pairs []pointPair
+	if len(sa) == 1 && len(sb) == 1 && sa[0].Source.Steps[0].Step.Kind == kindRun && sb[0].Source.Steps[0].Step.Kind == kindRun {
+		pairs = append(pairs, pointPair{"A vs B", &sa[0].Points[0], &sb[0].Points[0]})
+	} else {
+		for _, x := range sa {
+			for _, y := range sb {
+				if x.Name != y.Name {
+					continue
+				}
+				for i := range x.Points {
+					if p := y.at(x.Points[i].Users); p != nil {
+						pairs = append(pairs, pointPair{x.Name, &x.Points[i], p})
+					}
+				}
+			}
+		}
+	}
+	t := &Table{Title: "Per user step",
+		Columns: []string{"configuration", "users", "runs A", "runs B", "NOPM A", "NOPM B", "B % of A", "TPM A", "TPM B", "B % of A",
+			"new-order p95 ms A", "p95 B", "B % of A", "avg I/O ms A", "avg I/O ms B", "B % of A"},
+		Notes: []string{"NOPM and TPM: database counters; new-order p95: client-measured; avg I/O: the data disk's I/O time ÷ I/Os (/proc/diskstats); repeated steps: the mean. For latency, below 100% is better."}}
+	for _, p := range pairs {
+		t.Rows = append(t.Rows, []string{p.name, strconv.Itoa(p.pa.Users), strconv.Itoa(len(p.pa.Steps)), strconv.Itoa(len(p.pb.Steps)),
+			mean(p.pa.NOPMDB, 0), mean(p.pb.NOPMDB, 0), statPercent(p.pb.NOPMDB, p.pa.NOPMDB),
+			mean(p.pa.TPMDB, 0), mean(p.pb.TPMDB, 0), statPercent(p.pb.TPMDB, p.pa.TPMDB),
+			mean(p.pa.NewOrderP95, 2), mean(p.pb.NewOrderP95, 2), statPercent(p.pb.NewOrderP95, p.pa.NewOrderP95),
+			mean(p.pa.IOAwait, 3), mean(p.pb.IOAwait, 3), statPercent(p.pb.IOAwait, p.pa.IOAwait)})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// compareTransfers is backup and restore cycle by cycle.
+func compareTransfers(pairs []stepPair) *Table {
+	t := &Table{Title: "Backup and restore",
+		Columns: []string{"step", "backup s A", "backup s B", "B % of A", "restore s A", "restore s B", "B % of A"},
+		Notes:   []string{"storbench's timing of each transfer; below 100% is faster"}}
+	for _, p := range pairs {
+		a, b := p.A, p.B
+		if a.Backup == nil || b.Backup == nil || a.Restore == nil || b.Restore == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{p.Name, num(a.Backup.Seconds, 1), num(b.Backup.Seconds, 1), percentOf(b.Backup.Seconds, a.Backup.Seconds),
+			num(a.Restore.Seconds, 1), num(b.Restore.Seconds, 1), percentOf(b.Restore.Seconds, a.Restore.Seconds)})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// compareConsolidations is the OLTP instances' total NOPM per consolidation step.
+func compareConsolidations(pairs []stepPair) *Table {
+	t := &Table{Title: "Consolidation",
+		Columns: []string{"step", "NOPM all OLTP A", "NOPM all OLTP B", "B % of A", "worst read ms A", "worst read ms B", "B % of A"},
+		Notes:   []string{"NOPM: sum of the OLTP instances' database counters; worst read: the shared disk's worst interval, average per I/O (/proc/diskstats)"}}
+	total := func(c *study.ConsolidationRun) float64 {
+		var n float64
+		for _, in := range c.Instances {
+			if in.Run != nil {
+				n += in.Run.NOPMDB
+			}
+		}
+		return n
+	}
+	for _, p := range pairs {
+		a, b := p.A.Consolidation, p.B.Consolidation
+		if a == nil || b == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{p.Name, num(total(a), 0), num(total(b), 0), percentOf(total(b), total(a)),
+			num(a.Summary.WorstReadAwaitMs, 2), num(b.Summary.WorstReadAwaitMs, 2), percentOf(b.Summary.WorstReadAwaitMs, a.Summary.WorstReadAwaitMs)})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}

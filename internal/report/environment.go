@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// environmentSection is what a reader needs to reproduce the results: the machine,
+// each target's storage and database, storbench's version and the study file.
+func environmentSection(srcs []*Source) *Section {
+	sec := &Section{ID: "environment", Title: "Environment",
+		Intro: []string{"As recorded when each target was prepared (studies) or in the run's own result (single runs)."}}
+	machines := &Table{Title: "Machines", Columns: []string{"source", "host", "CPU", "cores", "memory", "kernel", "storbench", "Go", "recorded"}}
+	targets := &Table{Title: "Targets", Columns: []string{"source", "target", "kind", "database", "storage", "devices", "limits"}}
+	runs := &Table{Title: "Single runs", Columns: []string{"source", "engine", "database", "DSN (no password)", "warehouses", "users", "ramp s", "duration s", "mode", "storbench"}}
+	settingNames := []string{}
+	type targetSettings struct {
+		name     string
+		settings map[string]string
+	}
+	var withSettings []targetSettings
+	for _, src := range srcs {
+		if e := src.Env; e != nil {
+			machines.Rows = append(machines.Rows, []string{src.Label, e.Host, e.CPUModel, fmt.Sprint(e.Cores), gib(e.MemoryBytes), e.Kernel,
+				e.StorbenchVersion, e.GoVersion, e.Recorded.Format(time.RFC3339)})
+			for _, t := range e.Targets {
+				var storage, devices []string
+				for _, p := range t.Placements {
+					storage = append(storage, fmt.Sprintf("%s %s: %s on %s", p.Role, p.Path, p.FSType, p.Mount))
+					devices = append(devices, p.Chain)
+				}
+				for _, m := range t.Models {
+					// "vda: " is a disk whose model the kernel does not know.
+					if name, model, _ := strings.Cut(m, ":"); strings.TrimSpace(model) != "" {
+						devices = append(devices, name+" "+strings.TrimSpace(model))
+					}
+				}
+				targets.Rows = append(targets.Rows, []string{src.Label, t.Name, t.Kind, dash(t.ServerVersion), dash(strings.Join(storage, "; ")),
+					dash(strings.Join(devices, "; ")), dash(strings.Join(t.Limits, "; "))})
+				if len(t.Settings) > 0 {
+					withSettings = append(withSettings, targetSettings{src.Label + ":" + t.Name, t.Settings})
+					for k := range t.Settings {
+						if !slices.Contains(settingNames, k) {
+							settingNames = append(settingNames, k)
+						}
+					}
+				}
+			}
+		}
+		for i := range src.Steps {
+			r := src.Steps[i].Run
+			if src.Steps[i].Step.Kind != kindRun || r == nil {
+				continue
+			}
+			c := r.Config
+			runs.Rows = append(runs.Rows, []string{src.Label, c.Engine, dash(c.ServerVersion), c.DSN, fmt.Sprint(c.Warehouses), fmt.Sprint(c.Users),
+				num(c.RampSeconds, 0), num(c.DurationSeconds, 0), c.Mode, c.Version})
+		}
+	}
+	for _, t := range []*Table{machines, targets, runs} {
+		if len(t.Rows) > 0 {
+			sec.Blocks = append(sec.Blocks, Block{Table: t})
+		}
+	}
+	if len(withSettings) > 0 {
+		slices.Sort(settingNames)
+		settings := &Table{Title: "Database settings", Columns: []string{"setting"}}
+		for _, t := range withSettings {
+			settings.Columns = append(settings.Columns, t.name)
+		}
+		for _, k := range settingNames {
+			row := []string{k}
+			for _, t := range withSettings {
+				row = append(row, dash(t.settings[k]))
+			}
+			settings.Rows = append(settings.Rows, row)
+		}
+		sec.Blocks = append(sec.Blocks, Block{Table: settings})
+	}
+	for _, src := range srcs {
+		if len(src.StudyFile) > 0 {
+			sec.Blocks = append(sec.Blocks, Block{Pre: fmt.Sprintf("# study file of %s (%s)\n%s", src.Label, src.Path, src.StudyFile)})
+		}
+	}
+	return sec
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func gib(b uint64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+}

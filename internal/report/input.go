@@ -1,0 +1,148 @@
+// Package report turns stored results into what the papers end with: charts and
+// tables, a headline comparison and a cost model, as one self-contained HTML file
+// (Write) or as terminal and Markdown tables (Compare).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/study"
+)
+
+// Source is one input of a report: a study's results store, or one result file
+// (a run's or a fio profile's JSON) seen as a study of one step.
+type Source struct {
+	// Label names the source in series names and tables: the store's directory or
+	// the file's name without .json.
+	Label string
+	Path  string
+	// Study is the study's name and StudyFile the study file as run (stores only).
+	Study     string
+	StudyFile []byte
+	Env       *study.Environment
+	Plan      []study.Step
+	Steps     []study.StepResult
+	// Spec is the parsed study file (stores only), for its costs block.
+	Spec *study.Study
+}
+
+// Load reads each path as a study's results store or a result file.
+func Load(paths []string) ([]*Source, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: give at least one results store or result JSON file", engine.ErrInput)
+	}
+	var out []*Source
+	labels := map[string]int{}
+	for _, p := range paths {
+		src, err := loadOne(p)
+		if err != nil {
+			return nil, err
+		}
+		// Two inputs with one name (a/results, b/results) get the parent's name too.
+		if labels[src.Label]++; labels[src.Label] > 1 {
+			src.Label = filepath.Base(filepath.Dir(filepath.Clean(p))) + "/" + src.Label
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+func loadOne(path string) (*Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: results %s: %v", engine.ErrInput, path, err)
+	}
+	if fi.IsDir() {
+		return loadStore(path)
+	}
+	return loadFile(path)
+}
+
+func loadStore(dir string) (*Source, error) {
+	st, err := study.ReadStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	src := &Source{Label: filepath.Base(filepath.Clean(dir)), Path: dir}
+	if src.StudyFile, err = os.ReadFile(filepath.Join(dir, "study.yaml")); err != nil {
+		return nil, fmt.Errorf("%w: results store %s has no study.yaml: %v", engine.ErrInput, dir, err)
+	}
+	// The study file may name paths that no longer exist here: only its text and
+	// its costs are used, so a parse failure is reported, not fatal to the report.
+	if spec, perr := study.Parse(filepath.Join(dir, "study.yaml"), src.StudyFile); perr == nil {
+		src.Spec, src.Study = spec, spec.Name
+	}
+	if src.Plan, err = st.Plan(); err != nil {
+		return nil, fmt.Errorf("%w: results store %s: reading plan.json: %v", engine.ErrInput, dir, err)
+	}
+	if src.Steps, err = st.Steps(); err != nil {
+		return nil, fmt.Errorf("%w: results store %s: %v", engine.ErrInput, dir, err)
+	}
+	if env, err := st.Environment(); err == nil {
+		src.Env = env
+	}
+	if src.Study == "" {
+		b, _ := os.ReadFile(filepath.Join(dir, ".storbench-study"))
+		src.Study = strings.TrimSpace(string(b))
+	}
+	return src, nil
+}
+
+// loadFile reads a run's JSON (storbench run --json) or a fio result
+// (storbench fio --json), telling them apart by their keys.
+func loadFile(path string) (*Source, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: results %s: %v", engine.ErrInput, path, err)
+	}
+	label := strings.TrimSuffix(filepath.Base(path), ".json")
+	src := &Source{Label: label, Path: path}
+	step := study.Step{Seq: 1, ID: label, Target: label, Experiment: label}
+	res := study.StepResult{}
+	var keys map[string]json.RawMessage
+	switch {
+	case json.Unmarshal(b, &keys) != nil:
+		return nil, notAResult(path, nil)
+	case keys["tpm_db"] != nil:
+		var run driver.Result
+		if err := json.Unmarshal(b, &run); err != nil {
+			return nil, notAResult(path, err)
+		}
+		res.Run, res.Started, res.Ended = &run, run.Start, run.End
+		step.Kind, step.Users, step.Repeat = kindRun, run.Config.Users, 1
+	case keys["results"] != nil:
+		runs, err := fio.ReadRuns(path)
+		if err != nil {
+			return nil, err
+		}
+		res.Fio = runs.Results
+		step.Kind = study.StorageProfiles
+	default:
+		return nil, notAResult(path, nil)
+	}
+	if len(res.Fio) > 0 {
+		res.Started = res.Fio[0].Started
+		step.Profile = res.Fio[0].Profile
+	}
+	res.Step = step
+	src.Plan, src.Steps = []study.Step{step}, []study.StepResult{res}
+	return src, nil
+}
+
+// kindRun is the step kind of a single run given as a JSON file.
+const kindRun = "run"
+
+func notAResult(path string, err error) error {
+	msg := fmt.Sprintf("%s is neither a study's results store nor a storbench run or fio JSON result", path)
+	if err != nil {
+		msg += " (" + err.Error() + ")"
+	}
+	return fmt.Errorf("%w: %s: give the --results directory of a study, or a file written by run --json or fio --json", engine.ErrInput, msg)
+}

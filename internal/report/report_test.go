@@ -1,0 +1,322 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// The fixture is a real study's results store (testdata/study: two managed
+// PostgreSQL targets, one limited to one CPU, every experiment kind at one
+// warehouse, run with storbench study run) with its base images left out, plus
+// single results taken from it: two runs' JSON and two fio results.
+const (
+	fixtureStore = "testdata/study"
+	fixtureRunA  = "testdata/run-fast.json"
+	fixtureRunB  = "testdata/run-slow.json"
+	fixtureFioA  = "testdata/fio-fast.json"
+	fixtureFioB  = "testdata/fio-slow.json"
+)
+
+var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
+
+func build(t *testing.T, paths ...string) *Report {
+	t.Helper()
+	srcs, err := Load(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(srcs, Options{Version: "test", Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it after a deliberate change):\n%s", name, diffLines(string(want), string(got)))
+	}
+}
+
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d\n  want: %s\n  got:  %s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
+
+func allTables(r *Report) []byte {
+	var b bytes.Buffer
+	for _, s := range r.Sections {
+		fmt.Fprintf(&b, "== %s ==\n", s.ID)
+		for _, blk := range s.Blocks {
+			if blk.Table != nil {
+				if err := blk.Table.WriteText(&b); err != nil {
+					panic(err)
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// TestGoldenTables pins every data table of the fixture's report: numbers, ranges
+// of repeated steps and % columns.
+func TestGoldenTables(t *testing.T) {
+	golden(t, "study-tables.txt", allTables(build(t, fixtureStore)))
+}
+
+func TestGoldenCompare(t *testing.T) {
+	for _, c := range []struct{ name, a, b string }{
+		{"compare-runs.md", fixtureRunA, fixtureRunB},
+		{"compare-fio.md", fixtureFioA, fixtureFioB},
+	} {
+		srcs, err := Load([]string{c.a, c.b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables, err := Compare(srcs[0], srcs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteComparison(&b, srcs[0], srcs[1], tables, true); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, c.name, b.Bytes())
+	}
+}
+
+// TestHeadlineFromSteps recomputes the headline's figures from the stored steps
+// themselves, so the golden file is not the only witness of the arithmetic.
+func TestHeadlineFromSteps(t *testing.T) {
+	srcs, err := Load([]string{fixtureStore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nopm := map[string]map[int][]float64{}
+	for _, r := range srcs[0].Steps {
+		if r.Step.Kind != "user-sweep" {
+			continue
+		}
+		if nopm[r.Step.Target] == nil {
+			nopm[r.Step.Target] = map[int][]float64{}
+		}
+		nopm[r.Step.Target][r.Step.Users] = append(nopm[r.Step.Target][r.Step.Users], r.Run.NOPMDB)
+	}
+	meanOf := func(vs []float64) float64 {
+		var s float64
+		for _, v := range vs {
+			s += v
+		}
+		return s / float64(len(vs))
+	}
+	head := headlineTable(sweeps(srcs))
+	if len(head.Rows) != 2 || head.Rows[0][0] != "fast/sweep" || head.Rows[1][0] != "slow/sweep" {
+		t.Fatalf("headline rows: %v", head.Rows)
+	}
+	if !strings.Contains(head.Columns[3], "at 2 users") {
+		t.Errorf("the common user count is not 2: %q", head.Columns[3])
+	}
+	for i, target := range []string{"fast", "slow"} {
+		peakUsers, peak := 0, -1.0
+		for _, u := range []int{1, 2} {
+			if m := meanOf(nopm[target][u]); m > peak {
+				peakUsers, peak = u, m
+			}
+		}
+		row := head.Rows[i]
+		if row[1] != num(peak, 0) || row[2] != fmt.Sprint(peakUsers) {
+			t.Errorf("%s: peak %s at %s users, want %s at %d", target, row[1], row[2], num(peak, 0), peakUsers)
+		}
+		if row[3] != num(meanOf(nopm[target][2]), 0) {
+			t.Errorf("%s: NOPM at 2 users %s, want %s", target, row[3], num(meanOf(nopm[target][2]), 0))
+		}
+		want := fmt.Sprintf("%.0f%%", 100*meanOf(nopm[target][2])/meanOf(nopm["fast"][2]))
+		if row[4] != want {
+			t.Errorf("%s: %% of fast %s, want %s", target, row[4], want)
+		}
+	}
+}
+
+// TestSections: a section appears exactly when its data is there.
+func TestSections(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"study", []string{fixtureStore}, []string{"headline", "throughput", "cpu", "latency", "timeline", "storage-profiles",
+			"backup-restore", "consolidation", "costs", "audit", "environment"}},
+		{"one run", []string{fixtureRunA}, []string{"headline", "throughput", "cpu", "latency", "timeline", "audit", "environment"}},
+		{"two runs", []string{fixtureRunA, fixtureRunB}, []string{"headline", "throughput", "cpu", "latency", "timeline", "audit", "environment"}},
+		{"fio", []string{fixtureFioA, fixtureFioB}, []string{"storage-profiles"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := build(t, c.paths...).SectionIDs(); !slices.Equal(got, c.want) {
+				t.Errorf("sections %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notResult := filepath.Join(dir, "x.json")
+	os.WriteFile(notResult, []byte(`{"hello": 1}`), 0o644)
+	garbage := filepath.Join(dir, "y.json")
+	os.WriteFile(garbage, []byte("not json"), 0o644)
+	for _, p := range []string{filepath.Join(dir, "missing"), dir, notResult, garbage} {
+		_, err := Load([]string{p})
+		if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line of invalid input", p, err)
+		}
+	}
+	if _, err := Load(nil); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("no input: %v", err)
+	}
+}
+
+func TestCompareNothingInCommon(t *testing.T) {
+	srcs, err := Load([]string{fixtureRunA, fixtureFioA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compare(srcs[0], srcs[1]); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("a run against a fio result: %v, want invalid input", err)
+	}
+}
+
+func TestCostSeriesMustExist(t *testing.T) {
+	srcs, err := Load([]string{fixtureStore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := *srcs[0].Spec.Costs
+	m.Configurations = slices.Clone(m.Configurations)
+	m.Configurations[0].Series = "nvme/sweep"
+	_, err = Build(srcs, Options{Costs: &m})
+	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), `"fast/sweep"`) {
+		t.Errorf("a cost configuration naming no measured series: %v", err)
+	}
+}
+
+func TestNumbers(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		d    int
+		want string
+	}{{1234567.891, 0, "1,234,568"}, {999.5, 0, "1,000"}, {-1234.5, 1, "-1,234.5"}, {0.12345, 3, "0.123"}, {-0.0001, 2, "0.00"}} {
+		if got := num(c.v, c.d); got != c.want {
+			t.Errorf("num(%v, %d) = %q, want %q", c.v, c.d, got, c.want)
+		}
+	}
+	if got := stat(statOf([]float64{10, 20, 30}), 0); got != "20 (10–30)" {
+		t.Errorf("stat: %q", got)
+	}
+	if got := stat(Stat{}, 0); got != "-" {
+		t.Errorf("stat of nothing: %q", got)
+	}
+	if got := percentOf(50, 200); got != "25%" {
+		t.Errorf("percentOf: %q", got)
+	}
+	if got := percentOf(50, 0); got != "-" {
+		t.Errorf("percentOf of zero: %q", got)
+	}
+	nan := func() float64 { var z float64; return z / z }()
+	if got := string(rows([]float64{-1, 0.5}, [][]float64{{123456.7, 0.000123456}, {nan, 12.3456}})); got != `[[-1,123457,"-"],[0.5,0.0001235,12.35]]` {
+		t.Errorf("rows: %s", got)
+	}
+}
+
+// TestReportInChromium opens the fixture's report in headless Chromium from a
+// file:// URL with the network blocked: every chart container must hold a drawn
+// canvas and the console must stay empty.
+func TestReportInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	r := build(t, fixtureStore)
+	path := filepath.Join(t.TempDir(), "report.html")
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if external := regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).FindString(b.String()); external != "" {
+		t.Errorf("the report loads something from the network: %s", external)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := openInChromium(t, path, chromiumScreenshotPath(t, "report.png"))
+	if len(console) > 0 {
+		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
+	}
+	if errs := chromiumPreText(t, dom, "script-errors"); errs != "" {
+		t.Errorf("script errors: %s", errs)
+	}
+	charts := chromiumChartsWithCanvas(dom)
+	want := 0
+	for _, s := range r.Sections {
+		for _, blk := range s.Blocks {
+			switch {
+			case blk.Chart != nil:
+				want++
+			case blk.Picker != nil:
+				want += len(blk.Picker.Charts[0])
+			}
+		}
+	}
+	if len(charts) != want {
+		t.Errorf("%d chart containers in the DOM, the report has %d charts", len(charts), want)
+	}
+	for id, drawn := range charts {
+		if !drawn {
+			t.Errorf("chart %s was not drawn", id)
+		}
+	}
+	if m := regexp.MustCompile(`data-charts-drawn="(\d+)"`).FindStringSubmatch(dom); m == nil || m[1] != fmt.Sprint(want) {
+		t.Errorf("the page's script drew %v charts, want %d", m, want)
+	}
+}

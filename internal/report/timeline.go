@@ -1,0 +1,157 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/study"
+)
+
+// timelineSection is the second-by-second view of any run: throughput as the client
+// counted it, and what the disks did on the same timeline (T = 0 is the start of the
+// timed window; ramp-up is before it).
+func timelineSection(srcs []*Source) *Section {
+	p := &Picker{ID: "runs", Label: "run"}
+	for _, src := range srcs {
+		for i := range src.Steps {
+			r := &src.Steps[i]
+			if r.Run == nil {
+				continue
+			}
+			p.Choices = append(p.Choices, stepLabel(src, r, len(srcs) > 1))
+			p.Charts = append(p.Charts, runCharts(r.Run))
+		}
+	}
+	if len(p.Choices) == 0 {
+		return nil
+	}
+	return &Section{ID: "timeline", Title: "Second by second",
+		Intro:  []string{"Pick a run. Throughput is storbench's client count per second (× 60 for a per-minute rate); disk figures are /proc/diskstats per sampling interval (IOPS, MB/s = 10^6 bytes, average ms per I/O); p99 is the per-I/O block-layer percentile of each interval where it was traced (bpftrace). T = 0 is the start of the timed window."},
+		Blocks: []Block{{Picker: p}}}
+}
+
+// runCharts are one run's three charts: throughput, disk rates, latency.
+func runCharts(run *driver.Result) []Chart {
+	var t, tpm, nopm, errs []float64
+	anyErrors := false
+	for _, s := range run.Timeline {
+		t = append(t, float64(s.T))
+		tpm, nopm, errs = append(tpm, s.TPM), append(nopm, s.NOPM), append(errs, float64(s.Errors))
+		anyErrors = anyErrors || s.Errors > 0
+	}
+	series := []xySeries{{Name: "TPM (client)", X: t, Y: tpm}, {Name: "NOPM (client)", X: t, Y: nopm}}
+	y2 := ""
+	if anyErrors {
+		series = append(series, xySeries{Name: "errors per second", X: t, Y: errs, YAxis: 1})
+		y2 = "errors/s"
+	}
+	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60", "s", "per minute", y2, series, nil)
+	disks, latency := diskCharts(run.System, nil)
+	return []Chart{throughput, disks, latency}
+}
+
+// diskCharts draw the sampled disks' rates and latencies over time; windows shade
+// spans such as backups.
+func diskCharts(sys *metrics.Report, windows []window) (Chart, Chart) {
+	if sys == nil || len(sys.Samples) == 0 {
+		empty := func(title string) Chart {
+			return lineChart(title, "no system metrics were sampled for this run", "s", "", "", nil, nil)
+		}
+		return empty("Disk IOPS and MB/s"), empty("I/O latency")
+	}
+	var rates, lat []xySeries
+	for _, dev := range sampledDevices(sys.Samples) {
+		x, get := diskSeries(sys.Samples, dev.name)
+		label := dev.name
+		if dev.roles != "" {
+			label += " (" + dev.roles + ")"
+		}
+		rates = append(rates,
+			xySeries{Name: label + " read IOPS", X: x, Y: get(func(d metrics.Disk) float64 { return d.ReadIOPS })},
+			xySeries{Name: label + " write IOPS", X: x, Y: get(func(d metrics.Disk) float64 { return d.WriteIOPS })},
+			xySeries{Name: label + " MB/s", X: x, Y: get(func(d metrics.Disk) float64 { return d.ReadMBps + d.WriteMBps }), YAxis: 1})
+		lat = append(lat,
+			xySeries{Name: label + " read ms (avg per I/O)", X: x, Y: get(func(d metrics.Disk) float64 { return awaitOrGap(d.ReadAwaitMs, d.ReadIOPS) })},
+			xySeries{Name: label + " write ms (avg per I/O)", X: x, Y: get(func(d metrics.Disk) float64 { return awaitOrGap(d.WriteAwaitMs, d.WriteIOPS) })})
+		if lx, ly := latencySeries(sys.Samples, dev.name); len(lx) > 0 {
+			lat = append(lat, xySeries{Name: label + " p99 ms (per I/O, bpftrace)", X: lx, Y: ly})
+		}
+	}
+	return lineChart("Disk IOPS and MB/s", "/proc/diskstats per sampling interval", "s", "IOPS", "MB/s", rates, windows),
+		lineChart("I/O latency", "average per I/O per interval (/proc/diskstats); p99 per I/O where traced (bpftrace)", "s", "ms", "", lat, windows)
+}
+
+// awaitOrGap leaves a gap where a second had no I/O of that kind, rather than a
+// misleading zero latency.
+func awaitOrGap(await, iops float64) float64 {
+	if iops == 0 {
+		return math.NaN()
+	}
+	return await
+}
+
+type sampledDevice struct{ name, roles string }
+
+// sampledDevices lists the disks the samples cover, in their first order.
+func sampledDevices(samples []metrics.Sample) []sampledDevice {
+	var out []sampledDevice
+	var seen []string
+	for _, s := range samples {
+		for _, d := range s.Disks {
+			if !slices.Contains(seen, d.Device) {
+				seen = append(seen, d.Device)
+				roles := ""
+				for i, r := range d.Roles {
+					if i > 0 {
+						roles += "+"
+					}
+					roles += r
+				}
+				out = append(out, sampledDevice{d.Device, roles})
+			}
+		}
+	}
+	return out
+}
+
+// diskSeries returns the sample times and a getter of one figure of one device per
+// sample (NaN where the device is missing from a sample).
+func diskSeries(samples []metrics.Sample, device string) ([]float64, func(func(metrics.Disk) float64) []float64) {
+	x := make([]float64, len(samples))
+	for i, s := range samples {
+		x[i] = s.T
+	}
+	return x, func(f func(metrics.Disk) float64) []float64 {
+		y := make([]float64, len(samples))
+		for i, s := range samples {
+			y[i] = math.NaN()
+			for _, d := range s.Disks {
+				if d.Device == device {
+					y[i] = f(d)
+				}
+			}
+		}
+		return y
+	}
+}
+
+func latencySeries(samples []metrics.Sample, device string) (x, y []float64) {
+	for _, s := range samples {
+		for _, l := range s.Latency {
+			if l.Device == device && l.IOs > 0 {
+				x, y = append(x, s.T), append(y, l.P99Ms)
+			}
+		}
+	}
+	return x, y
+}
+
+// stepLabel names a step in tables and pickers.
+func stepLabel(src *Source, r *study.StepResult, many bool) string {
+	if many {
+		return src.Label + ": " + r.Step.ID
+	}
+	return r.Step.ID
+}
