@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,35 +53,11 @@ func makeReport(c *cobra.Command, results []string, opts report.Options, out str
 	if err != nil {
 		return err
 	}
-	if err := writeReport(out, r); err != nil {
+	if err := report.WriteFile(out, r); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.OutOrStdout(), "report written to %s (sections: %s)\n", out, strings.Join(r.SectionIDs(), ", "))
 	return nil
-}
-
-// writeReport writes the file whole: beside it first, then renamed over the target,
-// so a failed render never leaves half a report.
-func writeReport(path string, r *report.Report) error {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%w: -o %s is not a regular file", engine.ErrInput, path)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("%w: -o %s: %v", engine.ErrInput, path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := report.Write(tmp, r); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func compareCmd() *cobra.Command {

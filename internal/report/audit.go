@@ -20,7 +20,7 @@ func auditedRuns(srcs []*Source) []auditedRun {
 	for _, src := range srcs {
 		for i := range src.Steps {
 			r := &src.Steps[i]
-			label := stepLabel(src, r, len(srcs) > 1)
+			label := qualified(srcs, src, r.Step.ID)
 			if r.Run != nil {
 				out = append(out, auditedRun{label, r.Run})
 			}
@@ -40,14 +40,40 @@ func auditedRuns(srcs []*Source) []auditedRun {
 // audit of 5.5.1.5 per run) and that the database stayed consistent (3.3.2).
 func auditSection(srcs []*Source) *Section {
 	sec := &Section{ID: "audit", Title: "Input audit and consistency",
-		Intro: []string{"Each run audits its own input: the shares the specification requires (rollbacks, remote lines and payments, by-name lookups), counted by storbench. A verdict is SKIP when the run had too few transactions to tell. The consistency conditions are queries that must find no violating rows, run on the database after each study step."}}
+		Intro: []string{"Each run audits its own input: the shares the specification requires (rollbacks, remote lines and payments, by-name lookups), counted by storbench. A verdict is SKIP when the run had too few transactions to tell. The consistency conditions are queries that must find no violating rows, run on the database after each TPROC-C step of a study (user, memory, CPU and replication sweeps)."}}
 	if t := auditTable(auditedRuns(srcs)); t != nil {
 		sec.Blocks = append(sec.Blocks, Block{Table: t})
 	}
 	if t := checksTable(srcs); t != nil {
 		sec.Blocks = append(sec.Blocks, Block{Table: t})
 	}
+	if t := runNotesTable(auditedRuns(srcs)); t != nil {
+		sec.Blocks = append(sec.Blocks, Block{Table: t})
+	}
 	return sec
+}
+
+// runNotesTable lists what the runs themselves warned about (an interrupted window,
+// a client that may have set the pace…), each note once with the runs it came from.
+func runNotesTable(runs []auditedRun) *Table {
+	var notes []string
+	from := map[string][]string{}
+	for _, r := range runs {
+		for _, n := range r.Run.Notes {
+			if from[n] == nil {
+				notes = append(notes, n)
+			}
+			from[n] = append(from[n], r.Label)
+		}
+	}
+	if len(notes) == 0 {
+		return nil
+	}
+	t := &Table{Title: "Notes of the runs", Columns: []string{"note", "runs"}}
+	for _, n := range notes {
+		t.Rows = append(t.Rows, []string{n, strings.Join(firstOf(from[n], 5), "; ")})
+	}
+	return t
 }
 
 // auditTable has one row per audited figure: its verdicts over all runs and the
@@ -137,9 +163,9 @@ func checksTable(srcs []*Source) *Table {
 				g.runs++
 				switch {
 				case c.Error != "":
-					g.failed = append(g.failed, stepLabel(src, r, len(srcs) > 1)+": "+c.Error)
+					g.failed = append(g.failed, qualified(srcs, src, r.Step.ID)+": "+c.Error)
 				case c.Violations > 0:
-					g.failed = append(g.failed, fmt.Sprintf("%s: %d violating rows", stepLabel(src, r, len(srcs) > 1), c.Violations))
+					g.failed = append(g.failed, fmt.Sprintf("%s: %d violating rows", qualified(srcs, src, r.Step.ID), c.Violations))
 				default:
 					g.passed++
 				}

@@ -26,9 +26,9 @@ func backupSection(srcs []*Source) *Section {
 			if r.Backup == nil || r.Restore == nil {
 				continue
 			}
-			cfg := r.Step.Target
-			if len(srcs) > 1 {
-				cfg = src.Label + ":" + cfg
+			cfg := qualified(srcs, src, configName(src, r.Step))
+			if r.Step.Cycle < 1 {
+				continue // not a cycle of a backup-restore step: nothing to place it by
 			}
 			runs = append(runs, transferRun{cfg, "backup", r.Step.Cycle, r.Backup}, transferRun{cfg, "restore", r.Step.Cycle, r.Restore})
 		}
@@ -39,7 +39,8 @@ func backupSection(srcs []*Source) *Section {
 	sec := &Section{ID: "backup-restore", Title: "Backup and restore",
 		Intro: []string{"Each cycle backs the database up and restores it. Seconds and MB/s (10^6 bytes) are storbench's timing of the whole transfer and the bytes it produced; throughput over time is the growth of the destination each second; disk figures are /proc/diskstats."}}
 
-	table := &Table{Title: "Seconds per cycle", Columns: []string{"configuration", "cycle", "backup s", "backup MB/s", "restore s", "restore MB/s"}}
+	table := &Table{Title: "Seconds per cycle", Columns: []string{"configuration", "cycle", "backup s", "backup MB/s", "restore s", "restore MB/s"},
+		Notes: []string{"mean MB/s: all the cycles' bytes over all their seconds; in brackets the slowest and fastest cycle"}}
 	var configs []string
 	cycles := 0
 	for _, r := range runs {
@@ -76,10 +77,20 @@ func backupSection(srcs []*Source) *Section {
 			}
 			bars = append(bars, barSeries{Name: c + " " + what, Values: vs})
 		}
-		var mbps = map[string][]float64{}
-		for _, r := range runs {
-			if r.Config == c {
-				mbps[r.What] = append(mbps[r.What], r.Transfer.MBps)
+		// The mean rate is all bytes over all seconds, so it agrees with the mean
+		// seconds beside it; the range is the cycles' own rates.
+		rate := map[string]string{}
+		for _, what := range []string{"backup", "restore"} {
+			var bytes int64
+			var secs float64
+			var rates []float64
+			for _, r := range runs {
+				if r.Config == c && r.What == what {
+					bytes, secs, rates = bytes+r.Transfer.Bytes, secs+r.Transfer.Seconds, append(rates, r.Transfer.MBps)
+				}
+			}
+			if rs := statOf(rates); secs > 0 {
+				rate[what] = fmt.Sprintf("%s (%s–%s)", num(float64(bytes)/1e6/secs, 1), num(rs.Min, 1), num(rs.Max, 1))
 			}
 		}
 		for _, r := range runs {
@@ -94,8 +105,8 @@ func backupSection(srcs []*Source) *Section {
 			}
 		}
 		if len(secs["backup"]) > 1 {
-			table.Rows = append(table.Rows, []string{c, "mean (range)", stat(statOf(secs["backup"]), 1), stat(statOf(mbps["backup"]), 1),
-				stat(statOf(secs["restore"]), 1), stat(statOf(mbps["restore"]), 1)})
+			table.Rows = append(table.Rows, []string{c, "mean (range)", stat(statOf(secs["backup"]), 1), dash(rate["backup"]),
+				stat(statOf(secs["restore"]), 1), dash(rate["restore"])})
 		}
 	}
 	sec.Blocks = []Block{

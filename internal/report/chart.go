@@ -25,11 +25,18 @@ type Chart struct {
 // block: a "<" inside a label must not close the script element.
 func option(c interface {
 	Validate()
-	JSONNotEscaped() template.HTML
+	JSON() map[string]any
 }) template.JS {
 	c.Validate()
-	js := strings.ReplaceAll(string(c.JSONNotEscaped()), "<", `\u003c`)
-	return template.JS(strings.TrimSpace(js))
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c.JSON()); err != nil {
+		// A value JSON cannot hold: the chart says so rather than break the page.
+		b.Reset()
+		enc.Encode(map[string]any{"title": map[string]any{"text": "this chart could not be drawn", "subtext": err.Error()}})
+	}
+	return template.JS(strings.TrimSpace(strings.ReplaceAll(b.String(), "<", `\u003c`)))
 }
 
 // common are the options every chart shares: a title with its source in the
@@ -148,9 +155,9 @@ func lineChart(title, source, xName, yName, y2Name string, series []xySeries, wi
 	return Chart{Title: title, Option: option(line), Height: 380}
 }
 
-// rows writes a dataset's source as JSON rows [x, y1, y2…], each figure with the
-// digits a chart can show: whole numbers from 1,000 up, else four significant
-// digits; a missing figure is "-" (a gap).
+// rows writes a dataset's source as JSON rows [x, y1, y2…], each y with the digits
+// a chart can show: whole numbers from 1,000 up, else four significant digits; a
+// missing figure is "-" (a gap).
 func rows(x []float64, cols [][]float64) json.RawMessage {
 	b := make([]byte, 0, len(x)*8*(len(cols)+1))
 	b = append(b, '[')
@@ -158,8 +165,9 @@ func rows(x []float64, cols [][]float64) json.RawMessage {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		// Seconds to the millisecond: sub-second intervals keep their own x.
 		b = append(b, '[')
-		b = appendFigure(b, x[i])
+		b = strconv.AppendFloat(b, math.Round(x[i]*1000)/1000, 'f', -1, 64)
 		for _, c := range cols {
 			b = append(b, ',')
 			b = appendFigure(b, c[i])
@@ -171,7 +179,7 @@ func rows(x []float64, cols [][]float64) json.RawMessage {
 
 func appendFigure(b []byte, v float64) []byte {
 	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
+	case value(v) == "-":
 		return append(b, `"-"`...)
 	case math.Abs(v) >= 1000:
 		return strconv.AppendFloat(b, math.Round(v), 'f', -1, 64)
@@ -182,7 +190,7 @@ func appendFigure(b []byte, v float64) []byte {
 
 // value is a figure as ECharts takes it: "-" for a missing value, which leaves a gap.
 func value(v float64) any {
-	if v != v { // NaN
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "-"
 	}
 	return v

@@ -24,13 +24,8 @@ func Compare(a, b *Source) ([]*Table, error) {
 	pairs := matchSteps(a, b)
 	add(compareTransfers(pairs))
 	add(compareConsolidations(pairs))
-	runs := fioRuns(srcs)
-	for _, prof := range profileNames(runs) {
-		// A profile both ran: its table has B's columns and the % columns.
-		if of := runsOf(runs, prof); len(configsOf(of)) > 1 {
-			t, _ := profileTable(prof, of)
-			add(t)
-		}
+	for _, t := range compareProfiles(a, b) {
+		add(t)
 	}
 	if len(tables) == 0 {
 		return nil, fmt.Errorf("%w: %s and %s have no step in common: compare two runs, two fio results, or two stores of the same study file", engine.ErrInput, a.Path, b.Path)
@@ -114,7 +109,11 @@ func compareRuns(a, b *Source) *Table {
 			"new-order p95 ms A", "p95 B", "B % of A", "avg I/O ms A", "avg I/O ms B", "B % of A"},
 		Notes: []string{"NOPM and TPM: database counters; new-order p95: client-measured; avg I/O: the data disk's I/O time ÷ I/Os (/proc/diskstats); repeated steps: the mean. For latency, below 100% is better."}}
 	for _, p := range pairs {
-		t.Rows = append(t.Rows, []string{p.name, strconv.Itoa(p.pa.Users), strconv.Itoa(len(p.pa.Steps)), strconv.Itoa(len(p.pb.Steps)),
+		users := strconv.Itoa(p.pa.Users)
+		if p.pb.Users != p.pa.Users {
+			users = fmt.Sprintf("%d vs %d", p.pa.Users, p.pb.Users)
+		}
+		t.Rows = append(t.Rows, []string{p.name, users, strconv.Itoa(len(p.pa.Steps)), strconv.Itoa(len(p.pb.Steps)),
 			mean(p.pa.NOPMDB, 0), mean(p.pb.NOPMDB, 0), statPercent(p.pb.NOPMDB, p.pa.NOPMDB),
 			mean(p.pa.TPMDB, 0), mean(p.pb.TPMDB, 0), statPercent(p.pb.TPMDB, p.pa.TPMDB),
 			mean(p.pa.NewOrderP95, 2), mean(p.pb.NewOrderP95, 2), statPercent(p.pb.NewOrderP95, p.pa.NewOrderP95),
@@ -124,6 +123,44 @@ func compareRuns(a, b *Source) *Table {
 		return nil
 	}
 	return t
+}
+
+// compareProfiles sets each fio configuration of A beside its counterpart in B (the
+// same target in two stores of one study, or the one of each of two fio results),
+// per profile, so that the % columns are B against A.
+func compareProfiles(a, b *Source) []*Table {
+	ra, rb := fioRuns([]*Source{a}), fioRuns([]*Source{b})
+	var out []*Table
+	for _, prof := range profileNames(append(ra, rb...)) {
+		pa, pb := runsOf(ra, prof), runsOf(rb, prof)
+		ca, cb := configsOf(pa), configsOf(pb)
+		for _, c := range ca {
+			match := c
+			if len(ca) == 1 && len(cb) == 1 {
+				match = cb[0]
+			}
+			var runs []fioRun
+			for _, r := range pa {
+				if r.Config == c {
+					r.Config = "A " + c
+					runs = append(runs, r)
+				}
+			}
+			n := len(runs)
+			for _, r := range pb {
+				if r.Config == match {
+					r.Config = "B " + match
+					runs = append(runs, r)
+				}
+			}
+			if len(runs) == n {
+				continue
+			}
+			t, _ := profileTable(prof, runs)
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // compareTransfers is backup and restore cycle by cycle.

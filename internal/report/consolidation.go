@@ -25,10 +25,7 @@ func consolidationPairs(srcs []*Source) []*consolidationPair {
 			if c == nil {
 				continue
 			}
-			name := r.Step.Target + "/" + r.Step.Experiment
-			if len(srcs) > 1 {
-				name = src.Label + ":" + name
-			}
+			name := qualified(srcs, src, r.Step.Target+"/"+r.Step.Experiment)
 			p := byName[name]
 			if p == nil {
 				p = &consolidationPair{Name: name}
@@ -62,7 +59,7 @@ func consolidationSection(srcs []*Source) *Section {
 			if run == nil {
 				continue
 			}
-			label := map[bool]string{false: "baseline", true: "with noisy neighbours"}[run.Noisy]
+			label := runLabel(run)
 			vs := make([]float64, len(run.Instances))
 			for i, in := range run.Instances {
 				if len(names) < len(run.Instances) {
@@ -80,7 +77,7 @@ func consolidationSection(srcs []*Source) *Section {
 			if run == nil {
 				continue
 			}
-			label := map[bool]string{false: "baseline", true: "with noisy neighbours"}[run.Noisy]
+			label := runLabel(run)
 			windows := backupWindows(run)
 			var lines []xySeries
 			for i, in := range run.Instances {
@@ -107,6 +104,13 @@ func consolidationSection(srcs []*Source) *Section {
 		}
 	}
 	return sec
+}
+
+func runLabel(run *study.ConsolidationRun) string {
+	if run.Noisy {
+		return "with noisy neighbours"
+	}
+	return "baseline"
 }
 
 // instanceLabel names the i-th consolidated instance as the tables do: the
@@ -184,7 +188,7 @@ func diskFacts(run *study.ConsolidationRun) string {
 		return "not run"
 	}
 	f := run.Summary
-	return fmt.Sprintf("read %s ms mean, %s ms worst second; write %s ms mean, %s ms worst second (average per I/O per interval)",
+	return fmt.Sprintf("read %s ms mean of the intervals, %s ms worst; write %s ms mean of the intervals, %s ms worst (each interval's average per I/O)",
 		num(f.MeanReadAwaitMs, 2), num(f.WorstReadAwaitMs, 2), num(f.MeanWriteAwaitMs, 2), num(f.WorstWriteAwaitMs, 2))
 }
 
@@ -199,6 +203,9 @@ func backupCycles(p *consolidationPair) (*Table, *Chart) {
 		for _, b := range in.Backups {
 			cycles = max(cycles, b.Cycle)
 		}
+	}
+	if cycles < 1 {
+		return nil, nil
 	}
 	cats := make([]string, cycles)
 	for i := range cats {
@@ -215,7 +222,9 @@ func backupCycles(p *consolidationPair) (*Table, *Chart) {
 		}
 		for _, b := range in.Backups {
 			t.Rows = append(t.Rows, []string{instanceLabel(i), strconv.Itoa(b.Cycle), num(b.StartT, 1), num(b.Seconds, 1), num(b.MBps, 1)})
-			vs[b.Cycle-1] = b.Seconds
+			if b.Cycle >= 1 {
+				vs[b.Cycle-1] = b.Seconds
+			}
 		}
 		bars = append(bars, barSeries{Name: instanceLabel(i), Values: vs})
 	}

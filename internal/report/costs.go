@@ -11,18 +11,26 @@ import (
 // costSection is the papers' cost table: each configuration's hardware and
 // licences, its savings against the baseline, and its cost per 1,000 NOPM at the
 // peak of the measured series it names.
-func costSection(m *cost.Model, owner *Source, series []*Series) (*Section, error) {
+// A study's own costs block may name series not measured yet (the study is
+// running): those are notes, and their configurations have no peak; --costs naming
+// a series the results lack is an error.
+func costSection(m *cost.Model, owner *Source, series []*Series) (*Section, []string, error) {
 	if m == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	peaks := map[string]float64{}
+	var notes []string
 	for _, c := range m.Configurations {
 		if c.Series == "" {
 			continue
 		}
 		s, err := costSeries(c.Name, c.Series, owner, series)
+		if err != nil && owner != nil {
+			notes = append(notes, fmt.Sprintf("costs: configuration %q has no peak NOPM yet: series %q is not in the results", c.Name, c.Series))
+			continue
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if p := s.peak(); p != nil && p.NOPMDB.N > 0 {
 			peaks[c.Series] = p.NOPMDB.Mean
@@ -43,7 +51,7 @@ func costSection(m *cost.Model, owner *Source, series []*Series) (*Section, erro
 	}
 	return &Section{ID: "costs", Title: "Costs",
 		Intro:  []string{"What each configuration costs and what its measured peak costs per 1,000 NOPM, from the prices given in the study's costs block or --costs."},
-		Blocks: []Block{{Table: t}}}, nil
+		Blocks: []Block{{Table: t}}}, notes, nil
 }
 
 // costSeries finds the series a cost configuration names: by its name in the

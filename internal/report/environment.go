@@ -40,7 +40,7 @@ func environmentSection(srcs []*Source) *Section {
 				targets.Rows = append(targets.Rows, []string{src.Label, t.Name, t.Kind, dash(t.ServerVersion), dash(strings.Join(storage, "; ")),
 					dash(strings.Join(devices, "; ")), dash(strings.Join(t.Limits, "; "))})
 				if len(t.Settings) > 0 {
-					withSettings = append(withSettings, targetSettings{src.Label + ":" + t.Name, t.Settings})
+					withSettings = append(withSettings, targetSettings{qualified(srcs, src, t.Name), t.Settings})
 					for k := range t.Settings {
 						if !slices.Contains(settingNames, k) {
 							settingNames = append(settingNames, k)

@@ -2,9 +2,14 @@ package report
 
 import (
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // ECharts is inlined, so the report opens with no network: the common build of
@@ -29,6 +34,31 @@ var (
 const echartsVersion = "5.6.0"
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{"pickerOptions": pickerOptions}).Parse(reportHTML))
+
+// WriteFile writes the report to path whole: beside it first, then renamed over
+// it, so a failed render never leaves half a report. Only a regular file is
+// replaced.
+func WriteFile(path string, r *Report) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is not a regular file: give a file name for the report", engine.ErrInput, path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("%w: report file %s: %v", engine.ErrInput, path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := Write(tmp, r); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
 
 // Write renders the report as one self-contained HTML file.
 func Write(w io.Writer, r *Report) error {

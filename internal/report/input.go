@@ -31,6 +31,8 @@ type Source struct {
 	Steps     []study.StepResult
 	// Spec is the parsed study file (stores only), for its costs block.
 	Spec *study.Study
+	// Notes say what of the source the report cannot show, and why.
+	Notes []string
 }
 
 // Load reads each path as a study's results store or a result file.
@@ -45,13 +47,38 @@ func Load(paths []string) ([]*Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Two inputs with one name (a/results, b/results) get the parent's name too.
-		if labels[src.Label]++; labels[src.Label] > 1 {
-			src.Label = filepath.Base(filepath.Dir(filepath.Clean(p))) + "/" + src.Label
-		}
+		labels[src.Label]++
 		out = append(out, src)
 	}
+	// Inputs with one name (a/results, b/results) all get their parent's name too.
+	for _, src := range out {
+		if labels[src.Label] > 1 {
+			src.Label = filepath.Base(filepath.Dir(filepath.Clean(src.Path))) + "/" + src.Label
+		}
+	}
 	return out, nil
+}
+
+// qualified names something of one source in a report of several: "label:name".
+// A result file's own step is named by its label already.
+func qualified(srcs []*Source, src *Source, name string) string {
+	if len(srcs) == 1 || name == src.Label {
+		return name
+	}
+	return src.Label + ":" + name
+}
+
+// configName names where a step ran: its target, and its experiment too when the
+// target ran several experiments of that kind (physical and logical backups, two
+// sets of fio profiles), which must not be mixed.
+func configName(src *Source, step study.Step) string {
+	for i := range src.Steps {
+		o := src.Steps[i].Step
+		if o.Target == step.Target && o.Kind == step.Kind && o.Experiment != step.Experiment {
+			return step.Target + "/" + step.Experiment
+		}
+	}
+	return step.Target
 }
 
 func loadOne(path string) (*Source, error) {
@@ -74,10 +101,12 @@ func loadStore(dir string) (*Source, error) {
 	if src.StudyFile, err = os.ReadFile(filepath.Join(dir, "study.yaml")); err != nil {
 		return nil, fmt.Errorf("%w: results store %s has no study.yaml: %v", engine.ErrInput, dir, err)
 	}
-	// The study file may name paths that no longer exist here: only its text and
-	// its costs are used, so a parse failure is reported, not fatal to the report.
+	// Only the study file's text and costs are used here, so a file that no
+	// longer parses (a newer storbench's) costs the report its costs, not more.
 	if spec, perr := study.Parse(filepath.Join(dir, "study.yaml"), src.StudyFile); perr == nil {
 		src.Spec, src.Study = spec, spec.Name
+	} else {
+		src.Notes = append(src.Notes, fmt.Sprintf("%s: the study file does not parse here, so its costs block is not used: %v", src.Label, perr))
 	}
 	if src.Plan, err = st.Plan(); err != nil {
 		return nil, fmt.Errorf("%w: results store %s: reading plan.json: %v", engine.ErrInput, dir, err)
@@ -87,6 +116,10 @@ func loadStore(dir string) (*Source, error) {
 	}
 	if env, err := st.Environment(); err == nil {
 		src.Env = env
+	}
+	if len(src.Steps) < len(src.Plan) {
+		src.Notes = append(src.Notes, fmt.Sprintf("%s: %d of the study's %d steps are stored (the study has not finished, or is running): the report shows those",
+			src.Label, len(src.Steps), len(src.Plan)))
 	}
 	if src.Study == "" {
 		b, _ := os.ReadFile(filepath.Join(dir, ".storbench-study"))

@@ -23,10 +23,7 @@ func fioRuns(srcs []*Source) []fioRun {
 		for i := range src.Steps {
 			r := &src.Steps[i]
 			for j := range r.Fio {
-				cfg := r.Step.Target
-				if len(srcs) > 1 && cfg != src.Label {
-					cfg = src.Label + ":" + cfg
-				}
+				cfg := qualified(srcs, src, configName(src, r.Step))
 				out = append(out, fioRun{Config: cfg, Role: r.Step.PathRole, Result: &r.Fio[j]})
 			}
 		}
@@ -57,7 +54,9 @@ func profilesSection(srcs []*Source) *Section {
 			}
 		}
 	}
-	sec.Blocks = append(sec.Blocks, Block{Picker: picker})
+	if len(picker.Choices) > 0 {
+		sec.Blocks = append(sec.Blocks, Block{Picker: picker})
+	}
 	return sec
 }
 

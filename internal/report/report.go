@@ -14,7 +14,9 @@ type Report struct {
 	Generated time.Time
 	Version   string
 	Sources   []*Source
-	Sections  []Section
+	// Notes are shown at the top: what the report could not show, and why.
+	Notes    []string
+	Sections []Section
 }
 
 // Section is one part of the report, a chapter of the white paper.
@@ -75,10 +77,14 @@ func Build(srcs []*Source, o Options) (*Report, error) {
 			}
 		}
 	}
-	costs, err := costSection(model, owner, series)
+	costs, missing, err := costSection(model, owner, series)
 	if err != nil {
 		return nil, err
 	}
+	for _, s := range srcs {
+		r.Notes = append(r.Notes, s.Notes...)
+	}
+	r.Notes = append(r.Notes, missing...)
 	add := func(ss ...*Section) {
 		for _, s := range ss {
 			if s != nil && len(s.Blocks) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -264,7 +265,7 @@ func TestNumbers(t *testing.T) {
 	if got := percentOf(50, 0); got != "-" {
 		t.Errorf("percentOf of zero: %q", got)
 	}
-	nan := func() float64 { var z float64; return z / z }()
+	nan := math.NaN()
 	if got := string(rows([]float64{-1, 0.5}, [][]float64{{123456.7, 0.000123456}, {nan, 12.3456}})); got != `[[-1,123457,"-"],[0.5,0.0001235,12.35]]` {
 		t.Errorf("rows: %s", got)
 	}
@@ -318,5 +319,64 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`data-charts-drawn="(\d+)"`).FindStringSubmatch(dom); m == nil || m[1] != fmt.Sprint(want) {
 		t.Errorf("the page's script drew %v charts, want %d", m, want)
+	}
+}
+
+// TestPartialStudy: a study still running (its slow target not measured yet) gets a
+// report of what is stored, with notes, not an error.
+func TestPartialStudy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "study")
+	if err := os.CopyFS(dir, os.DirFS(fixtureStore)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"0005", "0006", "0007", "0008", "0010"} {
+		if err := os.Remove(filepath.Join(dir, "steps", n+".json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := build(t, dir)
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "9 of the study's 14 steps are stored") || !strings.Contains(notes, `series "slow/sweep" is not in the results`) {
+		t.Errorf("notes:\n%s", notes)
+	}
+	if !slices.Contains(r.SectionIDs(), "costs") {
+		t.Errorf("no costs section: %v", r.SectionIDs())
+	}
+}
+
+// TestOddResults: results with pieces missing or out of range render, without a
+// panic and without a chart that cannot be drawn.
+func TestOddResults(t *testing.T) {
+	srcs, err := Load([]string{fixtureStore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := srcs[0]
+	for i := range src.Steps {
+		r := &src.Steps[i]
+		switch {
+		case r.Run != nil && r.Step.Seq == 1:
+			r.Run.NOPMDB = math.Inf(1)
+			r.Run.System = nil
+			r.Run.Timeline = nil
+		case len(r.Fio) > 0:
+			r.Fio[0].Points = nil
+		case r.Backup != nil:
+			r.Step.Cycle = 0
+		case r.Consolidation != nil:
+			r.Consolidation.Instances = nil
+			r.Consolidation.System = nil
+		}
+	}
+	r, err := Build(srcs, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "could not be drawn") {
+		t.Error("a chart's option could not be written")
 	}
 }

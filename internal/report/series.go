@@ -19,11 +19,9 @@ type Series struct {
 	// several.
 	Name string
 	// ID is the steps' common ID alone, as a study file's costs block names it.
-	ID         string
-	Source     *Source
-	Target     string
-	Experiment string
-	Points     []Point // by users, ascending
+	ID     string
+	Source *Source
+	Points []Point // by users, ascending
 }
 
 // Point is one user count of a series: the figures of its repeats, each as a Stat.
@@ -81,13 +79,10 @@ func sweeps(srcs []*Source) []*Series {
 				continue
 			}
 			id := repeatPart.ReplaceAllString(r.Step.ID, "")
-			name := id
-			if len(srcs) > 1 && r.Step.Kind != kindRun {
-				name = src.Label + ":" + id
-			}
+			name := qualified(srcs, src, id)
 			s := byName[name]
 			if s == nil {
-				s = &Series{Name: name, ID: id, Source: src, Target: r.Step.Target, Experiment: r.Step.Experiment}
+				s = &Series{Name: name, ID: id, Source: src}
 				byName[name] = s
 				points[name] = map[int][]*study.StepResult{}
 				out = append(out, s)

@@ -3,10 +3,10 @@ package report
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/metrics"
-	"github.com/storbench/storbench/internal/study"
 )
 
 // timelineSection is the second-by-second view of any run: throughput as the client
@@ -20,7 +20,7 @@ func timelineSection(srcs []*Source) *Section {
 			if r.Run == nil {
 				continue
 			}
-			p.Choices = append(p.Choices, stepLabel(src, r, len(srcs) > 1))
+			p.Choices = append(p.Choices, qualified(srcs, src, r.Step.ID))
 			p.Charts = append(p.Charts, runCharts(r.Run))
 		}
 	}
@@ -102,14 +102,7 @@ func sampledDevices(samples []metrics.Sample) []sampledDevice {
 		for _, d := range s.Disks {
 			if !slices.Contains(seen, d.Device) {
 				seen = append(seen, d.Device)
-				roles := ""
-				for i, r := range d.Roles {
-					if i > 0 {
-						roles += "+"
-					}
-					roles += r
-				}
-				out = append(out, sampledDevice{d.Device, roles})
+				out = append(out, sampledDevice{d.Device, strings.Join(d.Roles, "+")})
 			}
 		}
 	}
@@ -146,12 +139,4 @@ func latencySeries(samples []metrics.Sample, device string) (x, y []float64) {
 		}
 	}
 	return x, y
-}
-
-// stepLabel names a step in tables and pickers.
-func stepLabel(src *Source, r *study.StepResult, many bool) string {
-	if many {
-		return src.Label + ": " + r.Step.ID
-	}
-	return r.Step.ID
 }

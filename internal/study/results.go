@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/storbench/storbench/internal/driver"
@@ -121,6 +122,22 @@ func WriteStep(out io.Writer, r *StepResult) error {
 		if t.tr.System != nil {
 			metrics.WriteText(out, t.tr.System, "means over the whole "+t.what)
 		}
+	}
+	if len(r.Checks) > 0 {
+		var failed []string
+		for _, c := range r.Checks {
+			switch {
+			case c.Error != "":
+				failed = append(failed, c.ID+" (query failed: "+c.Error+")")
+			case c.Violations > 0:
+				failed = append(failed, fmt.Sprintf("%s (%d violating rows)", c.ID, c.Violations))
+			}
+		}
+		verdict := "all passed"
+		if len(failed) > 0 {
+			verdict = "FAILED: " + strings.Join(failed, "; ")
+		}
+		fmt.Fprintf(out, "consistency conditions checked after the step: %d, %s\n", len(r.Checks), verdict)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
