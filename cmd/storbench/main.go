@@ -17,6 +17,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
+	_ "github.com/storbench/storbench/internal/engine/sqlite"   // registers sqlite://
 )
 
 // version is set at link time (-ldflags "-X main.version=…").

@@ -169,6 +169,38 @@ func resultsCmd() *cobra.Command {
 	return c
 }
 
+// quickMarker marks the directory quick keeps its SQLite database in.
+const quickMarker = ".storbench-quick"
+
+// freshQuickDir empties quick's own database directory (one it marked) or creates it;
+// a directory that is there without the mark is not quick's and is left alone.
+func freshQuickDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case os.IsNotExist(err):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+		}
+		return os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
+	case err != nil:
+		return fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, quickMarker)); err != nil {
+		if len(entries) > 0 {
+			return fmt.Errorf("%w: %s is not empty and not quick's: give another --path", engine.ErrInput, dir)
+		}
+		return os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
+	}
+	for _, e := range entries {
+		if e.Name() != quickMarker {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 //go:embed quick.yaml
 var quickStudy string
 
@@ -181,12 +213,12 @@ func quickCmd() *cobra.Command {
 		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
 		Long: `Run a small study on --path: a managed PostgreSQL with one warehouse, users 1, 2
 and 4, a short fio profile when fio is installed and one backup/restore cycle, then
-print where the results are and write PATH/report.html.`,
+print where the results are and write PATH/report.html. Without PostgreSQL's server
+binaries the database is the embedded SQLite, a file in PATH/sqlite (users 1, 2, 4 in
+sql mode only).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if _, err := pgserver.BinDir(); err != nil {
-				return fmt.Errorf("%w: quick needs PostgreSQL's server binaries (apt-get install postgresql); the embedded engine is not there yet: %v", engine.ErrInput, err)
-			}
+			_, pgErr := pgserver.BinDir()
 			abs, err := filepath.Abs(dir)
 			if err != nil {
 				return fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
@@ -194,17 +226,25 @@ print where the results are and write PATH/report.html.`,
 			_, fioErr := fio.FindFio()
 			var file bytes.Buffer
 			if err := quickTemplate.Execute(&file, struct {
-				Path string
-				Fio  bool
-			}{abs, fioErr == nil}); err != nil {
+				Path        string
+				Fio, SQLite bool
+			}{abs, fioErr == nil, pgErr != nil}); err != nil {
 				return err
 			}
 			s, err := study.Parse("quick.yaml", file.Bytes())
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs,
-				map[bool]string{true: ", fio profile hcibench-4k-70r", false: ", no fio installed: no storage profile"}[fioErr == nil])
+			if pgErr != nil {
+				// The embedded engine's file is made afresh in a directory of quick's own.
+				if err := freshQuickDir(filepath.Join(abs, "sqlite")); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: embedded SQLite (no PostgreSQL server binaries: %v)\n", abs, pgErr)
+			} else {
+				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs,
+					map[bool]string{true: ", fio profile hcibench-4k-70r", false: ", no fio installed: no storage profile"}[fioErr == nil])
+			}
 			// Each quick run measures afresh into the same store.
 			results := filepath.Join(abs, "results")
 			if err := runStudy(c, s, file.Bytes(), results, true); err != nil {

@@ -91,3 +91,43 @@ func TestQuickAndResults(t *testing.T) {
 		t.Errorf("the quick study's database directory is left after it finished: %v", err)
 	}
 }
+
+// TestQuickSQLite: without PostgreSQL's server binaries quick runs on the embedded
+// SQLite, so the README's main command works on a machine with only Go.
+func TestQuickSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Setenv("STORBENCH_PG_BINDIR", filepath.Join(t.TempDir(), "no-postgres-here"))
+	dir, err := os.MkdirTemp(".", "quick-sqlite-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.Abs(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	code, out, errOut := storbench(t, "quick", "--path", dir)
+	if code != 0 || !strings.Contains(out, "embedded SQLite") {
+		t.Fatalf("quick: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = storbench(t, "results", "list", filepath.Join(dir, "results"))
+	if code != 0 || !strings.Contains(out, "3 of 3 steps stored") {
+		t.Errorf("results list: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+	// A second quick starts from a fresh file in its own directory.
+	if code, out, errOut := storbench(t, "quick", "--path", dir); code != 0 {
+		t.Fatalf("second quick: exit %d\n%s%s", code, out, errOut)
+	}
+	// A directory quick did not make is left alone.
+	other := filepath.Join(t.TempDir(), "p")
+	os.MkdirAll(filepath.Join(other, "sqlite"), 0o755)
+	os.WriteFile(filepath.Join(other, "sqlite", "mine.db"), []byte("x"), 0o644)
+	if code, _, _ := storbench(t, "quick", "--path", other); code != 2 {
+		t.Errorf("quick over a foreign sqlite directory: exit %d, want 2", code)
+	}
+	if b, err := os.ReadFile(filepath.Join(other, "sqlite", "mine.db")); err != nil || string(b) != "x" {
+		t.Errorf("a file quick did not make was touched: %v", err)
+	}
+}

@@ -160,6 +160,11 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	}
 	res.TPMClient = PerMinute(completed, minutes)
 	res.NOPMClient = PerMinute(counts[tpcc.NewOrder].completed, minutes)
+	if w.after.NoTransactionCounter {
+		res.TPMDB = res.TPMClient
+		res.Sources["tpm_db"] = "the engine keeps no transaction counter (" + r.db.Engine() + "): the client's count, as tpm_client"
+		res.Notes = append(res.Notes, "database TPM is the client's count: the engine keeps no transaction counter; NOPM (database) is sum(d_next_o_id)")
+	}
 	res.ErrorsByKind = kinds
 	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)

@@ -105,6 +105,16 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown mode %q: use procedures or sql", s)
 }
 
+// OwnTables are the tables storbench creates: the spec's and its build record. Drop
+// removes these and nothing else.
+func OwnTables() []string {
+	names := make([]string, 0, len(tpcc.Tables)+1)
+	for _, t := range tpcc.Tables {
+		names = append(names, t.String())
+	}
+	return append(names, "storbench_build")
+}
+
 // BuildInfo is what a storbench build records in the database.
 type BuildInfo struct {
 	Warehouses int       `json:"warehouses"`
@@ -127,6 +137,9 @@ type Counters struct {
 	At           time.Time
 	// Where the two counters come from, for the result's labels.
 	TransactionsSource, NewOrdersSource string
+	// NoTransactionCounter: the engine keeps no count of its transactions (SQLite
+	// has no server); the database view's TPM is then the client's count, and says so.
+	NoTransactionCounter bool
 }
 
 // Observer tells package metrics what the database is doing and where it keeps it.

@@ -9,10 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,6 +18,8 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/storbench/storbench/internal/localserver"
 )
 
 // Server is a running PostgreSQL server that this package started.
@@ -108,7 +108,7 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	if s.Port == 0 {
-		if s.Port, err = FreePort(); err != nil {
+		if s.Port, err = localserver.FreePort(); err != nil {
 			return nil, err
 		}
 	}
@@ -149,7 +149,7 @@ func At(bin, dir string, port int) (*Server, error) {
 	var err error
 	s := &Server{Dir: dir, Port: port, bin: bin}
 	if os.Geteuid() == 0 {
-		if s.cred, err = postgresUser(); err != nil {
+		if s.cred, err = localserver.ServiceUser("postgres"); err != nil {
 			return nil, err
 		}
 	}
@@ -204,7 +204,7 @@ func InitStandby(ctx context.Context, primaryPort int, appName string, opts Opti
 		return nil, err
 	}
 	if s.Port == 0 {
-		if s.Port, err = FreePort(); err != nil {
+		if s.Port, err = localserver.FreePort(); err != nil {
 			return nil, err
 		}
 	}
@@ -373,48 +373,5 @@ func (s *Server) run(ctx context.Context, prog string, args ...string) error {
 	return nil
 }
 
-// prepareDir creates dir owned by the server's user and makes its parents traversable
-// by it (a test's temp dir is 0700 and owned by root).
-func (s *Server) prepareDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	if s.cred == nil {
-		return nil
-	}
-	if err := os.Chown(dir, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
-		return err
-	}
-	for d := filepath.Dir(dir); d != "/" && d != "."; d = filepath.Dir(d) {
-		st, err := os.Stat(d)
-		if err != nil {
-			return err
-		}
-		if st.Mode().Perm()&0o001 == 0 {
-			if err := os.Chmod(d, st.Mode().Perm()|0o011); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func postgresUser() (*syscall.Credential, error) {
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, fmt.Errorf("running as root needs a postgres user to run the server: %w", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-}
-
-// FreePort returns a TCP port that is free on 127.0.0.1 now.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// prepareDir creates dir for the server's user (see localserver.PrepareDir).
+func (s *Server) prepareDir(dir string) error { return localserver.PrepareDir(dir, s.cred) }

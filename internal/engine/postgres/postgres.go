@@ -107,18 +107,9 @@ func (db *DB) Close() {
 	db.conn.Close(context.Background())
 }
 
-// ownTables are the tables storbench creates: the spec's and its build record.
-func ownTables() []string {
-	names := make([]string, 0, len(tpcc.Tables)+1)
-	for _, t := range tpcc.Tables {
-		names = append(names, t.String())
-	}
-	return append(names, "storbench_build")
-}
-
 // ExistingTables implements engine.Database.
 func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
-	rows, err := db.conn.Query(ctx, existingTablesSQL, ownTables())
+	rows, err := db.conn.Query(ctx, existingTablesSQL, engine.OwnTables())
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func (s *sqlSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool
 			ln.remote, s.allLocal = 1, 0
 		}
 	}
-	order := s.stockOrder(n)
+	order := in.LockOrder(s.order[:0])
 
 	var b pgx.Batch
 	b.Queue(sqlBegin)
@@ -207,32 +207,6 @@ func (s *sqlSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool
 		return false, s.abort(ctx, err)
 	}
 	return false, nil
-}
-
-// stockOrder sorts the line indexes by (supply warehouse, item): every New-Order locks
-// stock rows in this one order, so concurrent New-Orders cannot deadlock. Lines keep
-// their input position as ol_number.
-func (s *sqlSession) stockOrder(n int) []int {
-	order := s.order[:n]
-	for i := range order {
-		order[i] = i
-	}
-	less := func(a, b int) bool {
-		la, lb := &s.line[a], &s.line[b]
-		if la.supply != lb.supply {
-			return la.supply < lb.supply
-		}
-		if la.item != lb.item {
-			return la.item < lb.item
-		}
-		return a < b
-	}
-	for i := 1; i < n; i++ { // insertion sort: at most 15 lines
-		for j := i; j > 0 && less(order[j], order[j-1]); j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
-	return order
 }
 
 // readNewOrder reads the first New-Order batch: it reports whether an item was unused

@@ -1,0 +1,256 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// common holds the statements every engine of this package shares.
+//
+//go:embed sql/*.sql
+var common embed.FS
+
+// DB is an open TPC-C database of a database/sql engine. It keeps a pool: schema work,
+// counters and checks take a connection from it, each loader and session its own.
+type DB struct {
+	dialect *Dialect
+	pool    *sql.DB
+	// writer takes the turns of an engine with one writer (SQLite's loaders).
+	writer sync.Mutex
+}
+
+// Open opens the database; driverDSN is in the driver's own form. The connection is
+// tried once, so a wrong address or password is an input error here.
+func Open(ctx context.Context, d *Dialect, driverDSN, shownDSN string) (*DB, error) {
+	pool, err := sql.Open(d.Driver, driverDSN)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --dsn %s: %v", engine.ErrInput, shownDSN, err)
+	}
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("%w: cannot open %s (check the path or address, user and password): %v", engine.ErrInput, shownDSN, err)
+	}
+	return &DB{dialect: d, pool: pool}, nil
+}
+
+// statement reads one of the dialect's SQL files, or else a shared one.
+func (db *DB) statement(name string) (string, error) {
+	b, err := fs.ReadFile(db.dialect.SQL, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = common.ReadFile("sql/" + name)
+	}
+	return strings.TrimSpace(string(b)), err
+}
+
+// script runs a file of statements, each ending with ";" at the end of a line.
+func (db *DB) script(ctx context.Context, name string) error {
+	text, err := db.statement(name)
+	if err != nil {
+		return err
+	}
+	for _, stmt := range strings.Split(text, ";\n") {
+		if stmt = strings.TrimSuffix(strings.TrimSpace(stmt), ";"); stripComments(stmt) == "" {
+			continue
+		}
+		if _, err := db.pool.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// stripComments drops "--" comment lines, to tell an empty statement from a real one.
+func stripComments(stmt string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(stmt, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "--") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// queryRow runs a one-row statement file.
+func (db *DB) queryRow(ctx context.Context, name string, args []any, dest ...any) error {
+	q, err := db.statement(name)
+	if err != nil {
+		return err
+	}
+	return db.pool.QueryRowContext(ctx, q, args...).Scan(dest...)
+}
+
+// Engine implements engine.Database.
+func (db *DB) Engine() string { return db.dialect.Engine }
+
+// ServerVersion implements engine.Database.
+func (db *DB) ServerVersion(ctx context.Context) (string, error) {
+	var v string
+	err := db.queryRow(ctx, "server_version.sql", nil, &v)
+	return v, err
+}
+
+// Close implements engine.Database.
+func (db *DB) Close() { db.pool.Close() }
+
+// ExistingTables implements engine.Database.
+func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
+	q, err := db.statement("existing_tables.sql")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	own := engine.OwnTables()
+	var found []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		if slices.Contains(own, strings.ToLower(name)) {
+			found = append(found, name)
+		}
+	}
+	slices.Sort(found)
+	return found, rows.Err()
+}
+
+// CreateTables implements engine.Database.
+func (db *DB) CreateTables(ctx context.Context) error { return db.script(ctx, "schema.sql") }
+
+// FinishBuild implements engine.Database: keys and indexes after the data, then the
+// engine's own finishing (statistics, a checkpoint) and the build record.
+func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) error {
+	for _, s := range []struct{ what, file string }{{"create keys and indexes", "indexes.sql"}, {"finish", "finish.sql"}} {
+		if err := db.script(ctx, s.file); err != nil {
+			return fmt.Errorf("%s: %w", s.what, err)
+		}
+	}
+	q, err := db.statement("build_info_write.sql")
+	if err != nil {
+		return err
+	}
+	_, err = db.pool.ExecContext(ctx, q, info.Warehouses, int64(info.Seed), info.CLoad, info.BuiltAt.UTC().Format(time.RFC3339Nano), info.Version)
+	return err
+}
+
+// BuildInfo implements engine.Database.
+func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
+	var info engine.BuildInfo
+	var seed int64
+	var built string
+	err := db.queryRow(ctx, "build_info_read.sql", nil, &info.Warehouses, &seed, &info.CLoad, &built, &info.Version)
+	if err == nil {
+		info.Seed = uint64(seed)
+		info.BuiltAt, err = time.Parse(time.RFC3339Nano, built)
+		return info, err
+	}
+	// Built by another tool (or the build record is missing): the warehouse count is
+	// still needed to run.
+	if err := db.queryRow(ctx, "warehouse_count.sql", nil, &info.Warehouses); err != nil {
+		return info, fmt.Errorf("no TPC-C schema here (run storbench build first): %w", err)
+	}
+	return info, engine.ErrNoBuildInfo
+}
+
+// Drop implements engine.Database: it drops only storbench's own tables.
+func (db *DB) Drop(ctx context.Context) ([]string, error) {
+	tables, err := db.ExistingTables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		// Generated, not an embedded file: the statement names what was found above.
+		if _, err := db.pool.ExecContext(ctx, "DROP TABLE "+t); err != nil {
+			return nil, err
+		}
+	}
+	return tables, nil
+}
+
+// Connect implements engine.Database. Only the sql mode: these engines have no
+// stored procedures in storbench yet.
+func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, error) {
+	if mode != engine.SQL {
+		return nil, fmt.Errorf("%w: %s runs --mode sql only", engine.ErrInput, db.dialect.Engine)
+	}
+	conn, err := db.pool.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSession(ctx, conn, db.dialect)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Counters implements engine.Database: the engine's transaction counter where it has
+// one (transactions.sql), and sum(d_next_o_id).
+func (db *DB) Counters(ctx context.Context) (engine.Counters, error) {
+	c := engine.Counters{NewOrdersSource: "sum(district.d_next_o_id)"}
+	err := db.queryRow(ctx, "new_orders.sql", nil, &c.NextOrderIDs)
+	c.At = time.Now()
+	if err != nil {
+		return c, err
+	}
+	q, ferr := fs.ReadFile(db.dialect.SQL, "transactions.sql")
+	if errors.Is(ferr, fs.ErrNotExist) {
+		c.NoTransactionCounter = true
+		return c, nil
+	}
+	if ferr != nil {
+		return c, ferr
+	}
+	c.TransactionsSource = db.dialect.TransactionsSource
+	return c, db.pool.QueryRowContext(ctx, string(q)).Scan(&c.Transactions)
+}
+
+// Check implements engine.Database.
+func (db *DB) Check(ctx context.Context, query string) (int64, []string, error) {
+	rows, err := db.pool.QueryContext(ctx, query)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, nil, err
+	}
+	var violations int64
+	var keys []string
+	vals := make([]sql.NullString, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return 0, nil, err
+		}
+		fmt.Sscan(vals[0].String, &violations)
+		key := make([]string, 0, len(cols)-1)
+		for i, c := range cols[1:] {
+			key = append(key, c+"="+vals[i+1].String)
+		}
+		keys = append(keys, strings.Join(key, ","))
+	}
+	return violations, keys, rows.Err()
+}
+
+// Classify implements engine.Database.
+func (db *DB) Classify(err error) engine.Failure { return db.dialect.Classify(err) }

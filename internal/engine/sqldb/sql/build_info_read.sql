@@ -1,0 +1,1 @@
+SELECT warehouses, seed, c_load, built_at, version FROM storbench_build

@@ -1,0 +1,1 @@
+INSERT INTO storbench_build (warehouses, seed, c_load, built_at, version) VALUES (?, ?, ?, ?, ?)

@@ -1,0 +1,124 @@
+// Package sqlite is the embedded engine: SQLite in the binary (modernc.org/sqlite, no
+// cgo), one file on the storage under test, WAL journal with a full fsync per commit
+// so that every commit waits for the storage, as a server's would.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/sqldb"
+)
+
+//go:embed sql
+var files embed.FS
+
+func init() {
+	engine.Register(Open, "sqlite", "sqlite3")
+}
+
+// busyTimeout is how long a writer waits for SQLite's one write lock before the
+// statement fails as busy (and the driver retries the transaction): users share the
+// single writer, and the wait is part of their response time.
+const busyTimeout = 10000 // ms
+
+var dialect = func() *sqldb.Dialect {
+	sub, err := fs.Sub(files, "sql")
+	if err != nil {
+		panic(err)
+	}
+	return &sqldb.Dialect{Engine: "sqlite", Driver: "sqlite", SQL: sub, Scaled: scaled,
+		BeginWrite: "BEGIN IMMEDIATE", BeginRead: "BEGIN", SingleWriter: true, Classify: classify}
+}()
+
+// DB is an open SQLite TPC-C database: the shared database/sql engine, and where its
+// file is.
+type DB struct {
+	*sqldb.DB
+	path string
+}
+
+// Open opens (creating if need be) the database file a sqlite:///path/tpcc.db DSN
+// names; its directory must exist.
+func Open(ctx context.Context, dsn string) (engine.Database, error) {
+	path, err := filePath(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%w: --dsn %s: directory %s does not exist (create it on the storage to test)", engine.ErrInput, dsn, filepath.Dir(path))
+	}
+	// WAL with synchronous=FULL: each commit fsyncs the log, the durability a server
+	// gives, so the storage's latency shows in every commit.
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(" + strconv.Itoa(busyTimeout) + ")", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(0)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sqldb.Open(ctx, dialect, "file:"+path+"?"+q.Encode(), dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{DB: db, path: path}, nil
+}
+
+// filePath is the database file of sqlite:///abs/path.db or sqlite:relative.db.
+func filePath(dsn string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", fmt.Errorf("%w: --dsn %q: %v (write sqlite:///path/to/tpcc.db)", engine.ErrInput, dsn, err)
+	}
+	p := u.Path
+	if u.Opaque != "" {
+		p = u.Opaque
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("%w: --dsn %s: SQLite is a file on this machine, not on host %q (write sqlite:///path/to/tpcc.db)", engine.ErrInput, dsn, u.Host)
+	}
+	if p == "" || p == "/" {
+		return "", fmt.Errorf("%w: --dsn %s names no file (write sqlite:///path/to/tpcc.db)", engine.ErrInput, dsn)
+	}
+	return filepath.Abs(p)
+}
+
+// Activity implements engine.Observer: SQLite keeps no counters of its work.
+func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
+	return engine.Activity{}, errors.New("SQLite keeps no activity counters (commits, buffer hits, log bytes)")
+}
+
+// Storage implements engine.Observer: the database file and its -wal log are in one
+// directory.
+func (db *DB) Storage(ctx context.Context) (engine.Storage, error) {
+	dir := filepath.Dir(db.path)
+	return engine.Storage{Data: dir, WAL: dir}, nil
+}
+
+// classify: a busy or locked database is SQLite's way to say another user holds the
+// write lock past the busy timeout: the transaction is run again.
+func classify(err error) engine.Failure {
+	var se *sqlite.Error
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return engine.Failure{Kind: "canceled", Lost: true}
+	case errors.Is(err, sql.ErrConnDone):
+		return engine.Failure{Kind: "connection", Lost: true}
+	case errors.As(err, &se):
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return engine.Failure{Retry: true, Kind: "busy"}
+		}
+		return engine.Failure{Kind: fmt.Sprintf("sqlite-%d", se.Code())}
+	}
+	return engine.Failure{Kind: "client"}
+}
