@@ -15,6 +15,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
+	_ "github.com/storbench/storbench/internal/instance/mariadb"  // registers the mariadb server
 	_ "github.com/storbench/storbench/internal/instance/postgres" // registers the postgres server
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -39,11 +40,13 @@ func instanceCreateCmd() *cobra.Command {
 		Short: "Create a database server in --path (the storage under test) and start it",
 		Long: `Create a database server whose data files live in --path (and its WAL in --wal-path),
 sized by --memory (PostgreSQL: shared_buffers = memory/4, effective_cache_size =
-memory*3/4) and, when storbench may use cgroups (root), limited to that memory including
-the page cache and to --cpus; otherwise pinned to --cpus by CPU affinity and the memory
-limit is reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check.
+memory*3/4; MariaDB: innodb_buffer_pool_size = 70% of memory, at most memory - 128MB) and,
+when storbench may use cgroups (root), limited to that memory including the page cache
+and to --cpus; otherwise pinned to --cpus by CPU affinity and the memory limit is
+reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check.
 --path must be an empty directory or a new one in an existing directory; storbench marks
-what it creates and destroy removes only that.`,
+what it creates and destroy removes only that. --engine mariadb puts the redo and binary
+logs in --wal-path; --replica-of is for postgres only.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if spec.Path == "" {
@@ -60,6 +63,9 @@ what it creates and destroy removes only that.`,
 			}
 			if spec.Name == "" {
 				spec.Name = defaultName(spec.Path)
+			}
+			if spec.ReplicaOf != "" && spec.Engine == "mariadb" {
+				return fmt.Errorf("%w: --replica-of is not supported for --engine %s: replicas are postgres-only", engine.ErrInput, spec.Engine)
 			}
 			if ioLimit != "" {
 				l, err := instance.ParseIOLimit(ioLimit)
@@ -93,9 +99,9 @@ what it creates and destroy removes only that.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&spec.Engine, "engine", "postgres", "database engine")
+	f.StringVar(&spec.Engine, "engine", "postgres", "database engine: postgres or mariadb")
 	f.StringVar(&spec.Path, "path", "", "directory for the data files: the storage under test (required)")
-	f.StringVar(&spec.WALPath, "wal-path", "", "directory for the write-ahead log, on another target (default: with the data)")
+	f.StringVar(&spec.WALPath, "wal-path", "", "directory for the write-ahead log (mariadb: redo and binary logs), on another target (default: with the data)")
 	f.StringVar(&memory, "memory", "", "memory of the instance, e.g. 2GB (default: engine defaults, no limit)")
 	f.StringVar(&spec.CPUs, "cpus", "", "CPUs the instance may use, e.g. 0-1 (default: all)")
 	f.StringVar(&ioLimit, "io-limit", "", "throttle the data disk to emulate slower storage: riops=N,wiops=N,rbps=100MB,wbps=100MB (any subset; needs cgroups)")
@@ -204,11 +210,19 @@ func instanceListCmd() *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Name, st.Engine, runState(s.PID), st.Port,
-					orDash(st.Settings["shared_buffers"]), orDash(st.CPUs), st.Path)
+					orDash(cacheSize(st)), orDash(st.CPUs), st.Path)
 			}
 			return tw.Flush()
 		},
 	}
+}
+
+// cacheSize is the engine's cache setting that --memory sized.
+func cacheSize(st *instance.State) string {
+	if v := st.Settings["innodb_buffer_pool_size"]; v != "" {
+		return v
+	}
+	return st.Settings["shared_buffers"]
 }
 
 func runState(pid int) string {
@@ -265,7 +279,7 @@ func backupCmd() *cobra.Command {
 	var jobs int
 	c := &cobra.Command{
 		Use:   "backup",
-		Short: "Back up a managed instance into --to: physical (pg_basebackup, fast checkpoint) or logical (pg_dump directory format)",
+		Short: "Back up a managed instance into --to: physical (pg_basebackup, fast checkpoint; mariadb-backup) or logical (pg_dump directory format; mariadb-dump)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			how, err := instance.ParseBackupMethod(method, jobs)
@@ -279,7 +293,7 @@ func backupCmd() *cobra.Command {
 	}
 	a.flags(c, "to", "empty or new directory for the backup")
 	c.Flags().StringVar(&method, "method", "physical", "physical or logical")
-	c.Flags().IntVar(&jobs, "jobs", 1, "parallel jobs of a logical backup (and, by default, of its restore)")
+	c.Flags().IntVar(&jobs, "jobs", 1, "parallel jobs of a postgres logical backup (and, by default, of its restore); mariadb's tools run one")
 	return c
 }
 
@@ -288,7 +302,7 @@ func restoreCmd() *cobra.Command {
 	var jobs int
 	c := &cobra.Command{
 		Use:   "restore",
-		Short: "Replace a managed instance's database with a backup (physical: stop, copy, sync, start; logical: pg_restore --clean)",
+		Short: "Replace a managed instance's database with a backup (physical: stop, copy, sync, start; logical: pg_restore --clean, or the mariadb dump replayed)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if jobs < 0 {
@@ -300,7 +314,7 @@ func restoreCmd() *cobra.Command {
 		},
 	}
 	a.flags(c, "from", "a directory made by storbench backup")
-	c.Flags().IntVar(&jobs, "jobs", 0, "parallel jobs of a logical restore (default: the backup's)")
+	c.Flags().IntVar(&jobs, "jobs", 0, "parallel jobs of a postgres logical restore (default: the backup's)")
 	return c
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/mysql"    // registers mysql:// and mariadb://
 	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
 	_ "github.com/storbench/storbench/internal/engine/sqlite"   // registers sqlite://
 )

@@ -158,6 +158,10 @@ type Activity struct {
 	WALBytes              int64
 	Checkpoints           int64 // requested and timed
 	TempBytes             int64
+	// Fsyncs are the engine's fsync calls, DataWriteBytes what it wrote to its data
+	// files: the storage work of its commits and checkpoints (0 where the engine does
+	// not count them; Source says which).
+	Fsyncs, DataWriteBytes int64
 	// Source names where the counters come from, for the result's labels.
 	Source string
 }
@@ -167,7 +171,8 @@ func (a Activity) Minus(b Activity) Activity {
 	return Activity{Commits: a.Commits - b.Commits, Rollbacks: a.Rollbacks - b.Rollbacks,
 		BlocksRead: a.BlocksRead - b.BlocksRead, BlocksHit: a.BlocksHit - b.BlocksHit,
 		WALBytes: a.WALBytes - b.WALBytes, Checkpoints: a.Checkpoints - b.Checkpoints,
-		TempBytes: a.TempBytes - b.TempBytes, Source: a.Source}
+		TempBytes: a.TempBytes - b.TempBytes, Fsyncs: a.Fsyncs - b.Fsyncs, DataWriteBytes: a.DataWriteBytes - b.DataWriteBytes,
+		Source: a.Source}
 }
 
 // Plus adds another interval's change.
@@ -175,7 +180,8 @@ func (a Activity) Plus(b Activity) Activity {
 	return Activity{Commits: a.Commits + b.Commits, Rollbacks: a.Rollbacks + b.Rollbacks,
 		BlocksRead: a.BlocksRead + b.BlocksRead, BlocksHit: a.BlocksHit + b.BlocksHit,
 		WALBytes: a.WALBytes + b.WALBytes, Checkpoints: a.Checkpoints + b.Checkpoints,
-		TempBytes: a.TempBytes + b.TempBytes, Source: a.Source}
+		TempBytes: a.TempBytes + b.TempBytes, Fsyncs: a.Fsyncs + b.Fsyncs, DataWriteBytes: a.DataWriteBytes + b.DataWriteBytes,
+		Source: a.Source}
 }
 
 // Storage is where a server keeps its files.

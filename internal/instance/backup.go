@@ -43,6 +43,13 @@ func ParseBackupMethod(method string, jobs int) (BackupMethod, error) {
 	return BackupMethod{}, fmt.Errorf("%w: --method %q: use physical or logical", engine.ErrInput, method)
 }
 
+// record is what backup.json says: how the backup was made and by which engine (""
+// in a record older than the engine field: postgres, then the only one).
+type record struct {
+	BackupMethod
+	Engine string `json:"engine,omitempty"`
+}
+
 // Transfer is a timed copy of a database: a backup or a restore.
 type Transfer struct {
 	Seconds float64 `json:"seconds"`
@@ -69,7 +76,7 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	t, err := timed(backupFiles(dir), func() error { return srv.Backup(ctx, st, backupFiles(dir), how) })
 	if err == nil {
 		var b []byte
-		b, err = json.Marshal(how)
+		b, err = json.Marshal(record{BackupMethod: how, Engine: st.Engine})
 		if err == nil {
 			err = os.WriteFile(backupRecord(dir), b, 0o644)
 		}
@@ -96,14 +103,21 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 	if err := checkMarker(dir); err != nil {
 		return Transfer{}, err
 	}
-	var how BackupMethod
+	var rec record
 	b, err := os.ReadFile(backupRecord(dir))
 	if err == nil {
-		err = json.Unmarshal(b, &how)
+		err = json.Unmarshal(b, &rec)
 	}
 	if err != nil {
 		return Transfer{}, fmt.Errorf("%w: %s: no readable backup record: %v", engine.ErrInput, dir, err)
 	}
+	if rec.Engine == "" {
+		rec.Engine = "postgres"
+	}
+	if rec.Engine != st.Engine {
+		return Transfer{}, fmt.Errorf("%w: %s is a backup of a %s instance; instance %s is %s", engine.ErrInput, dir, rec.Engine, name, st.Engine)
+	}
+	how := rec.BackupMethod
 	if jobs > 0 {
 		how.Jobs = jobs
 	}

@@ -50,10 +50,21 @@ type State struct {
 	Limits []string `json:"limits"`
 	// Cgroup is the cgroup's name when one holds the instance.
 	Cgroup string `json:"cgroup,omitempty"`
+	// Password is that of the user the DSN names, for an engine whose server asks for
+	// one (mariadb); random, kept only here (the state file is 0600).
+	Password string `json:"password,omitempty"`
 }
 
-// DSN is the URL build, run and check connect with.
+// dsner is a Server whose DSN is not PostgreSQL's.
+type dsner interface{ DSN(st *State) string }
+
+// DSN is the URL build, run and check connect with: the engine's own (its Server's
+// DSN method), else PostgreSQL's. It may hold a password: store it only through
+// engine.RedactDSN.
 func (st *State) DSN() string {
+	if s, ok := servers[st.Engine].(dsner); ok {
+		return s.DSN(st)
+	}
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/tpcc?sslmode=disable", st.Port)
 }
 
@@ -82,6 +93,16 @@ var servers = map[string]Server{}
 
 // Register makes an engine's server available; engine packages call it from init.
 func Register(engineName string, s Server) { servers[engineName] = s }
+
+// Engines are the engines whose servers are registered, by name.
+func Engines() []string {
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
 
 // Registry is the directory of state files.
 type Registry struct{ Dir string }
@@ -126,8 +147,10 @@ func (r Registry) save(st *State) error {
 	if err != nil {
 		return err
 	}
+	// 0600: the state may hold the DSN's password.
 	tmp := r.file(st.Name) + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	_ = os.Remove(tmp) // WriteFile would keep a leftover's mode
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, r.file(st.Name))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -16,7 +17,7 @@ import (
 func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, error) {
 	srv, ok := servers[spec.Engine]
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: --engine %q is not supported: use postgres", engine.ErrInput, spec.Engine)
+		return nil, nil, fmt.Errorf("%w: --engine %q is not supported: use %s", engine.ErrInput, spec.Engine, strings.Join(Engines(), " or "))
 	}
 	if !validName.MatchString(spec.Name) {
 		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", engine.ErrInput, spec.Name)

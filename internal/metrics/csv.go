@@ -90,7 +90,8 @@ func (s *Sample) fields() []field {
 		fs = append(fs, field{"db_commits_s", fixed(d.CommitsPerSec, 1)}, field{"db_rollbacks_s", fixed(d.RollbacksPerSec, 1)},
 			field{"db_blocks_read_s", fixed(d.BlocksReadPerS, 1)}, field{"db_blocks_hit_s", fixed(d.BlocksHitPerS, 1)},
 			field{"db_buffer_hit_pct", fixed(d.BufferHitPct, 2)}, field{"db_wal_mb_s", fixed(d.WALMBps, 3)},
-			field{"db_checkpoints", strconv.FormatInt(d.Checkpoints, 10)}, field{"db_temp_mb_s", fixed(d.TempMBps, 3)})
+			field{"db_checkpoints", strconv.FormatInt(d.Checkpoints, 10)}, field{"db_temp_mb_s", fixed(d.TempMBps, 3)},
+			field{"db_fsyncs_s", fixed(d.FsyncsPerSec, 1)}, field{"db_data_write_mb_s", fixed(d.DataWriteMBps, 3)})
 	}
 	return fs
 }

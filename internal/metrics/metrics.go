@@ -208,8 +208,12 @@ type Database struct {
 	WALMBps      float64 `json:"wal_mb_s"`
 	Checkpoints  int64   `json:"checkpoints"` // see the database source label
 	TempMBps     float64 `json:"temp_mb_s"`
-	delta        engine.Activity
-	seconds      float64
+	// FsyncsPerSec and DataWriteMBps are the engine's own count of its fsyncs and data
+	// file writes (see the source label: not every engine counts both).
+	FsyncsPerSec  float64 `json:"fsyncs_s"`
+	DataWriteMBps float64 `json:"data_write_mb_s"`
+	delta         engine.Activity
+	seconds       float64
 }
 
 // databaseFigures turns an interval's counter deltas into rates.
@@ -222,6 +226,8 @@ func databaseFigures(d engine.Activity, seconds float64) *Database {
 		db.BlocksHitPerS = float64(d.BlocksHit) / seconds
 		db.WALMBps = float64(d.WALBytes) / seconds / 1e6
 		db.TempMBps = float64(d.TempBytes) / seconds / 1e6
+		db.FsyncsPerSec = float64(d.Fsyncs) / seconds
+		db.DataWriteMBps = float64(d.DataWriteBytes) / seconds / 1e6
 	}
 	if n := d.BlocksRead + d.BlocksHit; n > 0 {
 		db.BufferHitPct = 100 * float64(d.BlocksHit) / float64(n)

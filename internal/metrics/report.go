@@ -45,8 +45,9 @@ func WriteText(out io.Writer, r *Report, window string) {
 			l.Device, l.P50Ms, l.P99Ms, l.P999Ms, thousands(float64(l.IOs)))
 	}
 	if d := s.Database; d != nil {
-		fmt.Fprintf(out, "  database: %s commits/s, %s rollbacks/s, buffer hit %.1f%%, WAL %.1f MB/s, %d checkpoints, temp %.1f MB/s\n",
-			thousands(d.CommitsPerSec), thousands(d.RollbacksPerSec), d.BufferHitPct, d.WALMBps, d.Checkpoints, d.TempMBps)
+		fmt.Fprintf(out, "  database: %s commits/s, %s rollbacks/s, buffer hit %.1f%%, WAL %.1f MB/s, %d checkpoints, temp %.1f MB/s, %s fsyncs/s, data written %.1f MB/s\n",
+			thousands(d.CommitsPerSec), thousands(d.RollbacksPerSec), d.BufferHitPct, d.WALMBps, d.Checkpoints, d.TempMBps,
+			thousands(d.FsyncsPerSec), d.DataWriteMBps)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(out, "  note: %s\n", n)

@@ -59,7 +59,7 @@ const (
 var memTotal = readMemTotal
 
 // managedEngines are the engines storbench can create a server of.
-var managedEngines = []string{"postgres"}
+var managedEngines = []string{"postgres", "mariadb"}
 
 // Load reads and checks a study file; the study it returns has every default filled
 // in, so the runner never has to guess.

@@ -23,8 +23,8 @@ var (
 )
 
 const (
-	activitySource   = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server; timed ones include those skipped when idle)"
-	activity17Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes), pg_stat_checkpointer num_done (whole server: checkpoints performed)"
+	activitySource   = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server; timed ones include those skipped when idle)"
+	activity17Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_checkpointer num_done (whole server: checkpoints performed)"
 )
 
 // Activity implements engine.Observer. It reads on a connection of its own, so a
@@ -52,7 +52,7 @@ func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
 	}
 	a := engine.Activity{Source: source + db.observerNote}
 	err = db.observer.QueryRow(ctx, query, db.cfg.Database).Scan(&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit,
-		&a.TempBytes, &a.WALBytes, &a.Checkpoints)
+		&a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints)
 	return a, err
 }
 

@@ -77,6 +77,9 @@ func TestObserver(t *testing.T) {
 	if d1.Checkpoints < 1 {
 		t.Errorf("checkpoints +%d after CHECKPOINT", d1.Checkpoints)
 	}
+	if d1.Fsyncs < 3 {
+		t.Errorf("WAL fsyncs +%d after 3 committed transactions", d1.Fsyncs)
+	}
 	if d1.TempBytes <= 0 {
 		t.Errorf("temp bytes +%d after a sort larger than work_mem", d1.TempBytes)
 	}

@@ -139,6 +139,11 @@ func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) error {
 			return fmt.Errorf("%s: %w", s.what, err)
 		}
 	}
+	if db.dialect.Procedures {
+		if err := db.createProcedures(ctx); err != nil {
+			return fmt.Errorf("create stored procedures: %w", err)
+		}
+	}
 	q, err := db.statement("build_info_write.sql")
 	if err != nil {
 		return err
@@ -166,7 +171,8 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	return info, engine.ErrNoBuildInfo
 }
 
-// Drop implements engine.Database: it drops only storbench's own tables.
+// Drop implements engine.Database: it drops only storbench's own tables and stored
+// procedures.
 func (db *DB) Drop(ctx context.Context) ([]string, error) {
 	tables, err := db.ExistingTables(ctx)
 	if err != nil {
@@ -178,20 +184,30 @@ func (db *DB) Drop(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
-	return tables, nil
+	if !db.dialect.Procedures {
+		return tables, nil
+	}
+	procs, err := db.dropProcedures(ctx)
+	return append(tables, procs...), err
 }
 
-// Connect implements engine.Database. Only the sql mode: these engines have no
-// stored procedures in storbench yet.
+// Connect implements engine.Database: the sql mode on every engine, the procedures
+// mode where the dialect has stored procedures.
 func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, error) {
-	if mode != engine.SQL {
-		return nil, fmt.Errorf("%w: %s runs --mode sql only", engine.ErrInput, db.dialect.Engine)
+	open := func(ctx context.Context, conn *sql.Conn, d *Dialect) (engine.Session, error) {
+		return newSession(ctx, conn, d)
+	}
+	if mode == engine.Procedures {
+		if !db.dialect.Procedures {
+			return nil, fmt.Errorf("%w: %s has no stored procedures: use --mode sql", engine.ErrInput, db.dialect.Engine)
+		}
+		open = newProcSession
 	}
 	conn, err := db.pool.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSession(ctx, conn, db.dialect)
+	s, err := open(ctx, conn, db.dialect)
 	if err != nil {
 		conn.Close()
 		return nil, err

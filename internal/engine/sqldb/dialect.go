@@ -4,9 +4,13 @@
 package sqldb
 
 import (
+	"context"
+	"database/sql"
+	"io"
 	"io/fs"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/tpcc"
 )
 
 // Dialect is what differs between the engines: their SQL files and a few words of
@@ -29,12 +33,19 @@ type Dialect struct {
 	// one writer lock up front, so a transaction never fails on upgrading its lock);
 	// BeginRead one that only reads, in one snapshot.
 	BeginWrite, BeginRead string
+	// Procedures: the engine runs the procedures mode, with the stored procedures of
+	// procedures/*.sql (see procedures.go).
+	Procedures bool
 	// SingleWriter: the engine takes one writer at a time (SQLite), so loaders take
 	// turns instead of waiting on its lock.
 	SingleWriter bool
 	// TransactionsSource names the engine's transaction counter (transactions.sql);
 	// an engine without one has no such file and TPM comes from the client's count.
 	TransactionsSource string
+	// Load, when set, is the engine's own bulk load of one table's text rows (the
+	// generator's format) on a loader's connection, in place of the multi-row INSERTs
+	// (MySQL: LOAD DATA LOCAL INFILE). It returns the rows loaded.
+	Load func(ctx context.Context, conn *sql.Conn, table tpcc.Table, rows io.Reader) (int64, error)
 	// Classify tells the driver what an error of this engine means.
 	Classify func(err error) engine.Failure
 }

@@ -33,12 +33,16 @@ func (db *DB) NewLoader(ctx context.Context) (engine.Loader, error) {
 	return &loader{db: db, conn: conn}, nil
 }
 
-// Load implements engine.Loader. An engine with one writer (SQLite) loads one table
-// at a time: the generators still run in parallel, the writes take turns.
+// Load implements engine.Loader: the dialect's own Load where it has one, else
+// multi-row INSERTs. An engine with one writer (SQLite) loads one table at a time: the
+// generators still run in parallel, the writes take turns.
 func (l *loader) Load(ctx context.Context, table tpcc.Table, rows io.Reader) (int64, error) {
 	if l.db.dialect.SingleWriter {
 		l.db.writer.Lock()
 		defer l.db.writer.Unlock()
+	}
+	if l.db.dialect.Load != nil {
+		return l.db.dialect.Load(ctx, l.conn, table, rows)
 	}
 	cols := table.Columns()
 	scale := make([]int64, len(cols))

@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/tpcc"
@@ -98,16 +96,13 @@ const (
 // and COMMIT on one connection; every statement is prepared once. It computes amounts
 // exactly in integer cents, as the PostgreSQL sql mode does, and leaves the same rows.
 type session struct {
-	conn *sql.Conn
-	d    *Dialect
-	stmt [numStmts]*sql.Stmt
-	inTx bool // a transaction is open: an error rolls it back
+	prepared // the statements, by stmtID
+	d        *Dialect
+	inTx     bool // a transaction is open: an error rolls it back
 
-	// Scratch argument and destination slices, reused by every statement.
-	args, dst []any
-	sink      sql.RawBytes // columns read for display (2.x.3) and discarded
-	ids       []int64
-	buf       []byte
+	sink sql.RawBytes // columns read for display (2.x.3) and discarded
+	ids  []int64
+	buf  []byte
 
 	line  [tpcc.MaxOrderLines]sqlLine
 	order [tpcc.MaxOrderLines]int // New-Order lines in stock-lock order
@@ -134,23 +129,15 @@ type sqlLine struct {
 // newSession prepares the sql mode's statements on conn. On error the caller still
 // owns conn; otherwise Close closes it.
 func newSession(ctx context.Context, conn *sql.Conn, d *Dialect) (*session, error) {
-	s := &session{conn: conn, d: d, args: make([]any, 0, 16), dst: make([]any, 0, 16),
-		ids: make([]int64, 0, 16), buf: make([]byte, 0, 64)}
+	files := make([]string, numStmts)
 	for id, name := range stmtNames {
-		file := "sqlmode/" + name + ".sql"
-		text, err := fs.ReadFile(d.SQL, file)
-		if errors.Is(err, fs.ErrNotExist) && optional(stmtID(id)) {
-			continue
-		}
-		if err == nil {
-			s.stmt[id], err = conn.PrepareContext(ctx, strings.TrimSpace(string(text)))
-		}
-		if err != nil {
-			s.closeStmts()
-			return nil, fmt.Errorf("prepare %s: %w", file, err)
-		}
+		files[id] = "sqlmode/" + name + ".sql"
 	}
-	return s, nil
+	p, err := prepare(ctx, conn, d, files, func(i int) bool { return optional(stmtID(i)) })
+	if err != nil {
+		return nil, err
+	}
+	return &session{prepared: p, d: d, ids: make([]int64, 0, 16), buf: make([]byte, 0, 64)}, nil
 }
 
 // NewOrder implements engine.Session (2.4.2): the district's next order id, the
@@ -433,33 +420,6 @@ func (s *session) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (int
 		return 0, err
 	}
 	return int(s.count), nil
-}
-
-// Close implements engine.Session: it closes the statements and the connection.
-func (s *session) Close() {
-	s.closeStmts()
-	s.conn.Close()
-}
-
-func (s *session) closeStmts() {
-	for i, st := range s.stmt {
-		if st != nil {
-			st.Close()
-			s.stmt[i] = nil
-		}
-	}
-}
-
-// a sets the scratch arguments (no slice is allocated per statement).
-func (s *session) a(v ...any) []any {
-	s.args = append(s.args[:0], v...)
-	return s.args
-}
-
-// to sets the scratch destinations.
-func (s *session) to(v ...any) []any {
-	s.dst = append(s.dst[:0], v...)
-	return s.dst
 }
 
 // row runs a statement that returns at most one row and scans it into dst;

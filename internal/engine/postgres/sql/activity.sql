@@ -3,7 +3,7 @@
 -- bytes and checkpoints of the whole server. checkpoints_timed also counts the
 -- scheduled checkpoints skipped on an idle server.
 SELECT d.xact_commit, d.xact_rollback, d.blks_read, d.blks_hit, d.temp_bytes,
-       w.wal_bytes::bigint,
+       w.wal_bytes::bigint, w.wal_sync,
        b.checkpoints_timed + b.checkpoints_req
 FROM pg_stat_database d, pg_stat_wal w, pg_stat_bgwriter b
 WHERE d.datname = $1

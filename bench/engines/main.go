@@ -1,0 +1,152 @@
+// Command engines measures storbench's three engines side by side on this machine:
+// the load time of one schema, then NOPM and the client's CPU per transaction at a
+// few user counts in each transaction mode the engine has, in one table. Each server
+// is a throwaway one in -dir (on the disk to measure), with durable commits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/mysql"
+	_ "github.com/storbench/storbench/internal/engine/postgres"
+	_ "github.com/storbench/storbench/internal/engine/sqlite"
+	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/mariadbserver"
+	"github.com/storbench/storbench/internal/pgserver"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "engines:", err)
+		os.Exit(1)
+	}
+}
+
+// run measures; it returns rather than exits, so the servers are always stopped.
+func run() error {
+	dir := flag.String("dir", "", "scratch directory on the disk to measure (created, removed after)")
+	warehouses := flag.Int("warehouses", 4, "warehouses")
+	usersFlag := flag.String("users", "1,2,4,8", "user counts")
+	ramp := flag.Duration("ramp", 2*time.Second, "ramp-up per step")
+	duration := flag.Duration("duration", 10*time.Second, "timed window per step")
+	flag.Parse()
+	var users []int
+	for _, u := range strings.Split(*usersFlag, ",") {
+		n, err := strconv.Atoi(u)
+		if err != nil || n < 1 {
+			return fmt.Errorf("-users %q: give user counts like 1,2,4,8", *usersFlag)
+		}
+		users = append(users, n)
+	}
+	if *dir == "" {
+		return errors.New("-dir is required: a scratch directory on the disk to measure")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(*dir)
+
+	targets, cleanup, err := servers(ctx, *dir)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "engine\tmode\tload s (%d wh)\tusers\tNOPM (database)\tTPM (database)\tclient µs/txn\tnew-order p95 ms\terrors\t\n", *warehouses)
+	for _, t := range targets {
+		db, err := engine.Open(ctx, t.dsn)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+		start := time.Now()
+		if _, err := load.Build(ctx, db, load.Options{Warehouses: *warehouses, Workers: 2, Seed: 1, Version: "bench"}); err != nil {
+			return fmt.Errorf("%s: build: %w", t.name, err)
+		}
+		loadS := time.Since(start).Seconds()
+		for _, mode := range []engine.Mode{engine.Procedures, engine.SQL} {
+			for _, u := range users {
+				res, err := driver.Run(ctx, db, driver.Config{Users: u, Ramp: *ramp, Duration: *duration, Mode: mode,
+					Seed: uint64(u), MaxRetries: 5, ClientCPUs: 2})
+				if errors.Is(err, engine.ErrInput) && mode == engine.Procedures {
+					fmt.Fprintf(tw, "%s\t%s\t%.1f\t-\t-\t-\t-\t-\tnot available\t\n", t.name, mode, loadS)
+					break
+				}
+				if err != nil {
+					return fmt.Errorf("%s %s %d users: %w", t.name, mode, u, err)
+				}
+				var errs int64
+				for _, n := range res.ErrorsByKind {
+					errs += n
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%d\t\n", t.name, mode, loadS, u, res.NOPMDB, res.TPMDB,
+					res.ClientCPU.PerTransactionMicros, res.Transactions.NewOrder.P95Ms, errs)
+				fmt.Fprintf(os.Stderr, "%s %s %d users: NOPM %.0f\n", t.name, mode, u, res.NOPMDB)
+			}
+		}
+		db.Close()
+	}
+	tw.Flush()
+	fmt.Println("NOPM (database): sum(d_next_o_id) per minute; TPM (database): pg_stat_database (PostgreSQL), Com_commit+Com_rollback (MariaDB, server-wide), the client's count (SQLite, which has no counter)")
+	return nil
+}
+
+type target struct{ name, dsn string }
+
+// servers starts a throwaway PostgreSQL and MariaDB in dir and names an SQLite file
+// there; cleanup stops the servers.
+func servers(ctx context.Context, dir string) ([]target, func(), error) {
+	var stops []func()
+	cleanup := func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	pg, err := pgserver.Start(ctx, pgserver.Options{Dir: filepath.Join(dir, "pg"),
+		Settings: map[string]string{"shared_buffers": "512MB", "max_connections": "100"}})
+	if err != nil {
+		return nil, cleanup, fmt.Errorf("start PostgreSQL: %w", err)
+	}
+	stops = append(stops, func() { pg.Stop(context.Background()) })
+	if err := pg.CreateDatabase(ctx, "tpcc"); err != nil {
+		return nil, cleanup, err
+	}
+	my, err := mariadbserver.Init(ctx, mariadbserver.Options{Dir: filepath.Join(dir, "mariadb"),
+		Settings: map[string]string{"innodb_buffer_pool_size": "512M", "innodb_log_file_size": "256M",
+			"innodb_flush_log_at_trx_commit": "1", "max_connections": "100"}})
+	if err != nil {
+		return nil, cleanup, fmt.Errorf("create MariaDB: %w", err)
+	}
+	stops = append(stops, func() { my.Stop(context.Background()) })
+	if err := my.Start(ctx); err != nil {
+		return nil, cleanup, fmt.Errorf("start MariaDB: %w", err)
+	}
+	const password = "bench-only-password"
+	if err := my.CreateDatabase(ctx, "tpcc"); err != nil {
+		return nil, cleanup, err
+	}
+	if err := my.CreateUser(ctx, "storbench", password, "tpcc"); err != nil {
+		return nil, cleanup, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sqlite"), 0o755); err != nil {
+		return nil, cleanup, err
+	}
+	return []target{
+		{"postgres", pg.DSN("tpcc")},
+		{"mariadb", my.URL("storbench", password, "tpcc")},
+		{"sqlite", "sqlite://" + filepath.Join(dir, "sqlite", "tpcc.db")},
+	}, cleanup, nil
+}

@@ -1,0 +1,1 @@
+CALL storbench_stock_level(?, ?, ?)

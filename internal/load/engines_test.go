@@ -1,0 +1,93 @@
+package load_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for reading the built data
+
+	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/mysql"
+	_ "github.com/storbench/storbench/internal/engine/postgres"
+	_ "github.com/storbench/storbench/internal/engine/sqlite"
+	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/mariadbtest"
+	"github.com/storbench/storbench/internal/pgtest"
+)
+
+// fingerprint are figures of a freshly built database that the generator alone
+// decides (the load's timestamps aside) and that every engine stores the same way:
+// row counts and sums of integers and text lengths. Money is left out: SQLite keeps
+// it in cents.
+var fingerprint = []struct{ name, query string }{
+	{"items", "SELECT count(*), sum(i_im_id), sum(length(i_data)) FROM item"},
+	{"warehouses", "SELECT count(*), sum(length(w_name)), sum(length(w_zip)) FROM warehouse"},
+	{"districts", "SELECT count(*), sum(d_next_o_id), sum(length(d_city)) FROM district"},
+	{"customers", "SELECT count(*), sum(c_payment_cnt), sum(length(c_last) + length(c_data)) FROM customer"},
+	{"bad credit", "SELECT count(*), 0, 0 FROM customer WHERE c_credit = 'BC'"},
+	{"history", "SELECT count(*), sum(h_c_id), sum(length(h_data)) FROM history"},
+	{"orders", "SELECT count(*), sum(o_ol_cnt), sum(o_c_id) FROM orders"},
+	{"undelivered orders", "SELECT count(*), 0, 0 FROM orders WHERE o_carrier_id IS NULL"},
+	{"new orders", "SELECT count(*), sum(no_o_id), 0 FROM new_order"},
+	{"order lines", "SELECT count(*), sum(ol_quantity), sum(ol_i_id) FROM order_line"},
+	{"stock", "SELECT count(*), sum(s_quantity), sum(length(s_data)) FROM stock"},
+}
+
+// TestSameDataOnEveryEngine builds 1 warehouse with one seed on PostgreSQL, MariaDB
+// and SQLite and compares the databases' fingerprints.
+func TestSameDataOnEveryEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and MariaDB")
+	}
+	ctx := context.Background()
+	pg := pgtest.Start(t)
+	my := mariadbtest.Start(t)
+	myCfg, err := mysql.ParseDSN(my.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlitePath := filepath.Join(t.TempDir(), "tpcc.db")
+	engines := []struct{ name, dsn, driver, driverDSN string }{
+		{"postgres", pg.DSN("tpcc"), "pgx", pg.DSN("tpcc")},
+		{"mariadb", my.URL, "mysql", myCfg.FormatDSN()},
+		{"sqlite", "sqlite://" + sqlitePath, "sqlite", sqlitePath},
+	}
+	got := map[string][][3]int64{}
+	for _, e := range engines {
+		db, err := engine.Open(ctx, e.dsn)
+		if err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+		_, err = load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 42, Version: "test"})
+		db.Close()
+		if err != nil {
+			t.Fatalf("%s: build: %v", e.name, err)
+		}
+		raw, err := sql.Open(e.driver, e.driverDSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fingerprint {
+			var v [3]sql.NullInt64
+			if err := raw.QueryRowContext(ctx, f.query).Scan(&v[0], &v[1], &v[2]); err != nil {
+				t.Fatalf("%s: %s: %v", e.name, f.name, err)
+			}
+			got[e.name] = append(got[e.name], [3]int64{v[0].Int64, v[1].Int64, v[2].Int64})
+		}
+		raw.Close()
+	}
+	for i, f := range fingerprint {
+		want := got["postgres"][i]
+		if want[0] == 0 {
+			t.Errorf("%s: no rows on postgres", f.name)
+		}
+		for _, e := range engines[1:] {
+			if g := got[e.name][i]; g != want {
+				t.Errorf("%s: %s %v, postgres %v", f.name, e.name, g, want)
+			}
+		}
+	}
+}
