@@ -53,11 +53,10 @@ func newDialect() *sqldb.Dialect {
 		TransactionsSource: transactionsSource, Load: loadData, Classify: classify, Procedures: true}
 }
 
-// DB is an open MySQL or MariaDB TPC-C database: the shared database/sql engine, and
-// its pool for the observer's queries.
+// DB is an open MySQL or MariaDB TPC-C database: the shared database/sql engine with
+// the server's status counters (observer.go).
 type DB struct {
 	*sqldb.DB
-	pool *sql.DB
 }
 
 // Open connects to the database a mysql://user:password@host:port/db DSN names (or
@@ -73,30 +72,16 @@ func Open(ctx context.Context, dsn string) (engine.Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The same pool, for the observer: Open gives no other way to it.
-	pool, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	pool.SetMaxIdleConns(1)
 	var version string
-	if err := pool.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+	if err := db.Pool().QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		db.Close()
-		pool.Close()
 		return nil, fmt.Errorf("%s: SELECT VERSION(): %w", shown, err)
 	}
 	if !strings.Contains(version, "MariaDB") {
 		// MySQL 8 moved the global status out of information_schema.
 		d.SQL, d.TransactionsSource = overlay{top: mustSub("sql/mysql8"), base: sqlFiles}, mysql8Source
 	}
-	return &DB{DB: db, pool: pool}, nil
-}
-
-// Close implements engine.Database.
-func (db *DB) Close() {
-	db.DB.Close()
-	db.pool.Close()
+	return &DB{DB: db}, nil
 }
 
 // driverConfig turns a mysql:// or mariadb:// URL into go-sql-driver's configuration.

@@ -22,9 +22,9 @@ const activitySource = "SHOW GLOBAL STATUS, whole server (every database and ses
 	"WAL bytes Innodb_os_log_written (redo log); fsyncs Innodb_data_fsyncs; data written Innodb_data_written (bytes, data and log files); checkpoints 0 (InnoDB checkpoints continuously and counts none); temp bytes 0 (no byte counter of temporary files)"
 
 // Activity implements engine.Observer: the server's global status counters, read on
-// the observer's own pool.
+// the database's pool.
 func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
-	rows, err := db.pool.QueryContext(ctx, activitySQL)
+	rows, err := db.Pool().QueryContext(ctx, activitySQL)
 	if err != nil {
 		return engine.Activity{}, err
 	}
@@ -61,7 +61,7 @@ func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
 // directory ("./", the default, is the data directory).
 func (db *DB) Storage(ctx context.Context) (engine.Storage, error) {
 	var data, log string
-	if err := db.pool.QueryRowContext(ctx, storageSQL).Scan(&data, &log); err != nil {
+	if err := db.Pool().QueryRowContext(ctx, storageSQL).Scan(&data, &log); err != nil {
 		return engine.Storage{}, fmt.Errorf("read @@datadir: %w", err)
 	}
 	data = filepath.Clean(data)

@@ -102,6 +102,9 @@ func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 // Close implements engine.Database.
 func (db *DB) Close() { db.pool.Close() }
 
+// Pool is the database's connection pool, for an engine's own queries (its observer).
+func (db *DB) Pool() *sql.DB { return db.pool }
+
 // ExistingTables implements engine.Database.
 func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
 	q, err := db.statement("existing_tables.sql")
