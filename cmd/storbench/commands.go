@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,11 +18,36 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/tpcc"
 )
 
 func dsnFlag(c *cobra.Command, dsn *string) {
 	c.Flags().StringVar(dsn, "dsn", os.Getenv("STORBENCH_DSN"),
 		"database URL, e.g. postgres://user:pass@127.0.0.1:5432/tpcc (default $STORBENCH_DSN)")
+}
+
+// requireSchema refuses, as bad input, a database without the TPC-C tables that run
+// and check need: a database not built yet, or a --dsn naming the wrong one.
+func requireSchema(ctx context.Context, db engine.Database, dsn string) error {
+	have, err := db.ExistingTables(ctx)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, t := range tpcc.Tables {
+		if !slices.Contains(have, t.String()) {
+			missing = append(missing, t.String())
+		}
+	}
+	switch {
+	case len(missing) == len(tpcc.Tables):
+		return fmt.Errorf("%w: %s has no TPC-C tables: run storbench build --dsn … --warehouses N first, or name the built database in --dsn",
+			engine.ErrInput, engine.RedactDSN(dsn))
+	case len(missing) > 0:
+		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop, then storbench build",
+			engine.ErrInput, engine.RedactDSN(dsn), strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // open opens the database named by --dsn.
@@ -52,10 +79,15 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			defer db.Close()
 			p := newProgress(c.OutOrStdout())
 			opts.Progress = p.build
+			storage := engine.WatchStorage(c.Context(), db)
 			sum, err := load.Build(c.Context(), db, opts)
 			p.end()
+			if err != nil && c.Context().Err() != nil {
+				// The tables hold part of the data: a run would measure a wrong schema.
+				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", engine.RedactDSN(dsn))
+			}
 			if err != nil {
-				return err
+				return storage.Explain(db, err)
 			}
 			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, VACUUM and CHECKPOINT in %.1fs, total %.1fs\n",
 				sum.Warehouses, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
@@ -99,6 +131,13 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return err
 			}
 			defer db.Close()
+			if err := requireSchema(c.Context(), db, dsn); err != nil {
+				return err
+			}
+			// Before the metrics files: a run the server cannot hold leaves nothing behind.
+			if err := driver.CheckConnections(c.Context(), db, cfg.Users); err != nil {
+				return err
+			}
 			var mon *metrics.Monitor
 			if !mf.off {
 				targets, notes := mf.serverTargets(c.Context(), db, dsn)
@@ -193,6 +232,9 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 				return err
 			}
 			defer db.Close()
+			if err := requireSchema(c.Context(), db, dsn); err != nil {
+				return err
+			}
 			start := time.Now()
 			outcomes := check.Run(c.Context(), db, all)
 			check.WriteText(c.OutOrStdout(), outcomes)

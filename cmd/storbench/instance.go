@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -87,6 +88,10 @@ logs in --wal-path; --replica-of is for postgres only.`,
 			}
 			_, warnings, err := reg.Create(c.Context(), spec)
 			if err != nil {
+				if errors.Is(err, engine.ErrInput) && strings.Contains(err.Error(), "cannot create ") {
+					// The directory could not be made (read-only, no permission): say what to do.
+					return fmt.Errorf("%w: choose a --path in a directory you may write to on the storage to test", err)
+				}
 				return err
 			}
 			for _, w := range warnings {

@@ -95,6 +95,10 @@ func (r *run) pause(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// MaxRamp is the longest ramp-up accepted: longer is a typo (--ramp 2000m for 2m),
+// not a warm-up.
+const MaxRamp = 24 * time.Hour
+
 // Validate checks the configuration before anything connects.
 func (c *Config) Validate() error {
 	switch {
@@ -102,6 +106,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --users must be at least 1", engine.ErrInput)
 	case c.Ramp < 0:
 		return fmt.Errorf("%w: --ramp must not be negative", engine.ErrInput)
+	case c.Ramp > MaxRamp:
+		return fmt.Errorf("%w: --ramp %v is longer than %v: a ramp-up takes minutes (HammerDB's default is 2m), e.g. --ramp 2m", engine.ErrInput, c.Ramp, MaxRamp)
 	case c.Duration <= 0:
 		return fmt.Errorf("%w: --duration must be positive, e.g. 5m", engine.ErrInput)
 	case c.MaxRetries < 0:
@@ -121,6 +127,9 @@ func (c *Config) Validate() error {
 // Interrupted, together with ctx's error; before the window, no result.
 func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckConnections(ctx, db, cfg.Users); err != nil {
 		return nil, err
 	}
 	res := &Result{Config: resultConfig(cfg)}
@@ -191,6 +200,31 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 		return res, w.interrupted
 	}
 	return res, nil
+}
+
+// ownConnections are the connections a run holds besides its users': the database's
+// own (build information, the window's counters) and the metrics sampler's observer.
+const ownConnections = 2
+
+// CheckConnections refuses, before any user connects, a run the server cannot hold:
+// past max_connections the last users would fail to connect after the others did.
+// Run calls it; a caller that prepares more (metrics files) may call it first.
+// An engine without a limit (SQLite), or one that cannot tell, is not checked here
+// (openUsers still fails whole).
+func CheckConnections(ctx context.Context, db engine.Database, users int) error {
+	cl, ok := db.(engine.ConnectionLimiter)
+	if !ok {
+		return nil
+	}
+	limit, err := cl.ConnectionLimit(ctx)
+	if err != nil {
+		return nil
+	}
+	if need := users + ownConnections; need > limit.Available {
+		return fmt.Errorf("%w: %d users need %d connections but the server allows %d more (max_connections=%d): lower --users or raise max_connections",
+			engine.ErrInput, users, need, max(limit.Available, 0), limit.Max)
+	}
+	return nil
 }
 
 // runConstants picks the run's C values; an unknown C-Load (-1) skips 2.1.6.1.

@@ -59,6 +59,23 @@ type Runner interface {
 	Classify(err error) Failure
 }
 
+// ConnectionLimiter is a Database whose server caps its connections (max_connections):
+// the driver asks it before any user connects, so a run the server cannot hold is
+// refused whole instead of failing half-way through connecting its users.
+type ConnectionLimiter interface {
+	ConnectionLimit(ctx context.Context) (ConnectionLimit, error)
+}
+
+// ConnectionLimit is how many connections this client may hold at once.
+type ConnectionLimit struct {
+	// Available: the server's limit minus the slots reserved from this role and the
+	// connections of other clients; the Database's own open connections count as
+	// available (they are part of what a run holds).
+	Available int
+	// Max is the server's max_connections, for the message.
+	Max int
+}
+
 // Checker runs one consistency query (tpcc.Check) and returns its violation count and
 // the first violating keys, formatted.
 type Checker interface {
@@ -198,6 +215,8 @@ type Failure struct {
 	Kind string
 	// Lost: the session is unusable and must be reconnected.
 	Lost bool
+	// DiskFull: the storage under the database ran out of space.
+	DiskFull bool
 }
 
 // Opener opens a database from a DSN whose scheme selected the engine.

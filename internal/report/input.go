@@ -108,11 +108,12 @@ func loadStore(dir string) (*Source, error) {
 	} else {
 		src.Notes = append(src.Notes, fmt.Sprintf("%s: the study file does not parse here, so its costs block is not used: %v", src.Label, perr))
 	}
+	// Plan and Steps name the bad file and wrap engine.ErrInput themselves.
 	if src.Plan, err = st.Plan(); err != nil {
-		return nil, fmt.Errorf("%w: results store %s: reading plan.json: %v", engine.ErrInput, dir, err)
+		return nil, err
 	}
 	if src.Steps, err = st.Steps(); err != nil {
-		return nil, fmt.Errorf("%w: results store %s: %v", engine.ErrInput, dir, err)
+		return nil, err
 	}
 	if env, err := st.Environment(); err == nil {
 		src.Env = env

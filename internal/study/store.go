@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -218,20 +219,24 @@ var stepName = regexp.MustCompile(`^\d{4}\.json$`)
 func (s *Store) Steps() ([]StepResult, error) {
 	entries, err := os.ReadDir(s.path("steps"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: results store %s: %v", engine.ErrInput, s.Dir, err)
 	}
 	var out []StepResult
 	for _, e := range entries {
 		if !stepName.MatchString(e.Name()) {
 			continue
 		}
-		b, err := os.ReadFile(s.path("steps", e.Name()))
+		file := s.path("steps", e.Name())
+		b, err := os.ReadFile(file)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}
 		var r StepResult
 		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.path("steps", e.Name()), err)
+			return nil, fmt.Errorf("%w: %s is not a stored step (%v): remove it to run the step again", engine.ErrInput, file, err)
+		}
+		if seq, _ := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); r.Step.Seq != seq || r.Step.ID == "" {
+			return nil, fmt.Errorf("%w: %s is not a stored step (it holds step %d %q, not step %d): remove it to run the step again", engine.ErrInput, file, r.Step.Seq, r.Step.ID, seq)
 		}
 		out = append(out, r)
 	}
@@ -241,12 +246,16 @@ func (s *Store) Steps() ([]StepResult, error) {
 
 // Plan reads the stored plan.
 func (s *Store) Plan() ([]Step, error) {
-	b, err := os.ReadFile(s.path("plan.json"))
+	file := s.path("plan.json")
+	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: results store %s has no readable plan.json: %v", engine.ErrInput, s.Dir, err)
 	}
 	var steps []Step
-	return steps, json.Unmarshal(b, &steps)
+	if err := json.Unmarshal(b, &steps); err != nil {
+		return nil, fmt.Errorf("%w: %s is not a study's plan (%v)", engine.ErrInput, file, err)
+	}
+	return steps, nil
 }
 
 // ClearSteps removes the stored steps (for --restart); the base images stay, so a

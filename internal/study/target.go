@@ -183,9 +183,10 @@ func (t *target) ensureBase(ctx context.Context) error {
 
 // build loads the study's schema.
 func (t *target) build(ctx context.Context, db engine.Database) error {
+	storage := engine.WatchStorage(ctx, db)
 	_, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
 		Seed: t.workload.Seed, Version: t.version})
-	return err
+	return storage.Explain(db, err)
 }
 
 // prepareExternal connects with the password from the environment and builds the

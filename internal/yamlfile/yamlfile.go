@@ -28,10 +28,12 @@ type LineError struct {
 }
 
 func (e *LineError) Error() string {
+	// A message quotes the file, which may hold anything: keep it one line.
+	msg := strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(e.Msg)
 	if e.Line <= 0 {
-		return e.File + ": " + e.Msg
+		return e.File + ": " + msg
 	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 }
 
 func (e *LineError) Unwrap() error { return engine.ErrInput }
@@ -145,7 +147,7 @@ func Invalid(n *yaml.Node, what, hint string) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s (%s)", n.Line, what, hint)}}
 }
 
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var yamlLine = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 
 // syntaxError turns the parser's "yaml: line 3: ..." into the file's one-line form.
 func syntaxError(name string, data []byte, err error) error {
@@ -193,10 +195,10 @@ func parses(data []byte) bool {
 }
 
 var (
-	unknownField = regexp.MustCompile(`^field (.+) not found in type (.+)$`)
-	wrongType    = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
-	fieldTwice   = regexp.MustCompile(`^field (.+) already set in type (.+)$`)
-	keyTwice     = regexp.MustCompile(`^mapping key "(.+)" already defined at line (\d+)$`)
+	unknownField = regexp.MustCompile(`(?s)^field (.+) not found in type (.+)$`)
+	wrongType    = regexp.MustCompile("(?s)^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
+	fieldTwice   = regexp.MustCompile(`(?s)^field (.+) already set in type (.+)$`)
+	keyTwice     = regexp.MustCompile(`(?s)^mapping key "(.+)" already defined at line (\d+)$`)
 )
 
 // decodeError reports the first (lowest line) of the decoder's complaints, reworded

@@ -57,6 +57,7 @@ func newDialect() *sqldb.Dialect {
 // the server's status counters (observer.go).
 type DB struct {
 	*sqldb.DB
+	dialect *sqldb.Dialect
 }
 
 // Open connects to the database a mysql://user:password@host:port/db DSN names (or
@@ -81,7 +82,7 @@ func Open(ctx context.Context, dsn string) (engine.Database, error) {
 		// MySQL 8 moved the global status out of information_schema.
 		d.SQL, d.TransactionsSource = overlay{top: mustSub("sql/mysql8"), base: sqlFiles}, mysql8Source
 	}
-	return &DB{DB: db}, nil
+	return &DB{DB: db, dialect: d}, nil
 }
 
 // driverConfig turns a mysql:// or mariadb:// URL into go-sql-driver's configuration.
@@ -175,6 +176,12 @@ const (
 	erLockDeadlock    = 1213
 )
 
+// The storage is full: a table cannot grow (1114) or the disk has no space (1021).
+const (
+	erRecordFileFull = 1114
+	erDiskFull       = 1021
+)
+
 // MySQL's error numbers after which the server has ended the session.
 var connectionEnded = map[uint16]bool{
 	1053: true, // ER_SERVER_SHUTDOWN
@@ -194,6 +201,8 @@ func classify(err error) engine.Failure {
 		switch me.Number {
 		case erLockDeadlock, erLockWaitTimeout:
 			return engine.Failure{Retry: true, Kind: kind}
+		case erRecordFileFull, erDiskFull:
+			return engine.Failure{Kind: kind, DiskFull: true}
 		}
 		return engine.Failure{Kind: kind, Lost: connectionEnded[me.Number]}
 	}

@@ -243,6 +243,8 @@ func (db *DB) Classify(err error) engine.Failure {
 		switch pgErr.Code {
 		case "40001", "40P01": // serialization_failure, deadlock_detected
 			return engine.Failure{Retry: true, Kind: pgErr.Code, Lost: lost}
+		case "53100": // disk_full
+			return engine.Failure{Kind: pgErr.Code, Lost: lost || connectionEnded(pgErr), DiskFull: true}
 		}
 		return engine.Failure{Kind: pgErr.Code, Lost: lost || connectionEnded(pgErr)}
 	}

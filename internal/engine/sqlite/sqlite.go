@@ -117,6 +117,8 @@ func classify(err error) engine.Failure {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return engine.Failure{Retry: true, Kind: "busy"}
+		case sqlite3.SQLITE_FULL:
+			return engine.Failure{Kind: "full", DiskFull: true}
 		}
 		return engine.Failure{Kind: fmt.Sprintf("sqlite-%d", se.Code())}
 	}

@@ -4,6 +4,8 @@ package yamlfiletest
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,5 +43,50 @@ func CheckError(t testing.TB, err error, file string, line int, want string) {
 	}
 	if !strings.Contains(msg, want) {
 		t.Errorf("error %q does not contain %q", msg, want)
+	}
+}
+
+// Seeds adds to a fuzz target every file matching the globs and broken variants of
+// each: cut in half, cut before its last line, a tab for an indent, a stray alias.
+func Seeds(f *testing.F, globs ...string) {
+	f.Helper()
+	n := 0
+	for _, g := range globs {
+		paths, err := filepath.Glob(g)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+			f.Add(b[:len(b)/2])
+			if i := strings.LastIndexByte(strings.TrimRight(string(b), "\n"), '\n'); i > 0 {
+				f.Add(b[:i])
+			}
+			f.Add([]byte(strings.Replace(string(b), "  ", "\t", 1)))
+			f.Add(append(append([]byte{}, b...), "\nextra: *nowhere\n"...))
+			n++
+		}
+	}
+	if n == 0 {
+		f.Fatalf("no seed files match %v", globs)
+	}
+}
+
+// Refused checks what a parser gives hostile input: a result, or an error a user
+// can act on (one line, wrapping engine.ErrInput) — never a panic, never neither.
+func Refused(t *testing.T, parsed bool, err error) {
+	t.Helper()
+	switch {
+	case err == nil && !parsed:
+		t.Fatal("the parser returned neither a result nor an error")
+	case err == nil:
+	case !errors.Is(err, engine.ErrInput):
+		t.Fatalf("error does not wrap engine.ErrInput: %v", err)
+	case strings.Contains(err.Error(), "\n"):
+		t.Fatalf("error is not one line: %q", err)
 	}
 }

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/pgtest"
+)
+
+// The tests below run the real binary and stop it the way an operator does (Ctrl-C is
+// SIGINT, a service manager sends SIGTERM): it must exit within seconds with a
+// non-zero code and a message saying what was kept, and leave no child process.
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// binary builds storbench once for the tests of this file.
+func binary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "storbench-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "storbench")
+		built.out, built.err = osexec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
+}
+
+type stopped struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration // from the signal to the exit
+}
+
+// stopAfter starts storbench with args, sends sig once ready() reports true on its
+// output so far (or after the deadline), and waits at most limit for it to exit.
+func stopAfter(t *testing.T, sig syscall.Signal, ready func(out string) bool, limit time.Duration, args ...string) stopped {
+	t.Helper()
+	cmd := osexec.Command(binary(t), args...)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(90 * time.Second)
+	for !ready(out.String()+errOut.String()) && time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			t.Fatalf("storbench %v ended before the signal: %v\n%s%s", args, err, out.String(), errOut.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("storbench %v still running %v after %v\n%s%s", args, limit, sig, out.String(), errOut.String())
+	}
+	return stopped{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String(), took: time.Since(sent)}
+}
+
+// syncBuffer is an output buffer read while the process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// processes maps the running processes (but this test) to their command lines;
+// zombies waiting to be reaped have none and are left out.
+func processes() map[int]string {
+	m := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && len(b) > 0 {
+			m[pid] = strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
+		}
+	}
+	return m
+}
+
+// mentioning lists the processes whose command line names something under dir, or
+// that run one of names, were not running before and have lost their parent (an
+// orphan of the storbench that exited: another test's servers still have theirs).
+func mentioning(dir string, before map[int]string, names ...string) []string {
+	var found []string
+	for pid, cmdline := range processes() {
+		_, old := before[pid]
+		orphan := !old && slices.Contains(names, filepath.Base(strings.Fields(cmdline)[0])) && parent(pid) == 1
+		if strings.Contains(cmdline, dir) || orphan {
+			found = append(found, cmdline)
+		}
+	}
+	return found
+}
+
+// parent is a process's parent pid (from /proc/PID/stat, after the command's ")").
+func parent(pid int) int {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
+}
+
+// leftovers is mentioning after giving exiting processes a few seconds.
+func leftovers(dir string, before map[int]string, names ...string) []string {
+	var found []string
+	for range 20 {
+		if found = mentioning(dir, before, names...); len(found) == 0 {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return found
+}
+
+func TestInterruptRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs it against PostgreSQL")
+	}
+	srv := pgtest.Start(t)
+	dsn := srv.DSN("tpcc")
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "run.json")
+	before := processes()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		s := stopAfter(t, sig, func(out string) bool { return strings.Count(out, "timed") >= 3 },
+			10*time.Second, "run", "--dsn", dsn, "--users", "2", "--ramp", "1s", "--duration", "60s", "--json", jsonPath)
+		if s.code == 0 || s.took > 5*time.Second {
+			t.Errorf("%v: exit %d after %v, want non-zero within 5 s\n%s%s", sig, s.code, s.took, s.stdout, s.stderr)
+		}
+		b, err := os.ReadFile(jsonPath)
+		if err != nil || !bytes.Contains(b, []byte(`"interrupted": true`)) {
+			t.Errorf("%v: the partial result was not written (%v)\n%s%s", sig, err, s.stdout, s.stderr)
+		}
+		if !strings.Contains(s.stdout+s.stderr, jsonPath) {
+			t.Errorf("%v: the output does not say where the partial result is:\n%s%s", sig, s.stdout, s.stderr)
+		}
+		os.Remove(jsonPath)
+	}
+	if left := leftovers(dir, before, "bpftrace"); len(left) > 0 {
+		t.Errorf("processes left behind: %q", left)
+	}
+}
+
+func TestInterruptFio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs fio")
+	}
+	if _, err := osexec.LookPath("fio"); err != nil {
+		t.Skip("no fio")
+	}
+	// On the checkout's disk: fio refuses a tmpfs, which the system temp dir may be.
+	dir, err := os.MkdirTemp(".", "fio-interrupt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.Abs(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	before := processes()
+	s := stopAfter(t, syscall.SIGTERM, func(string) bool { return len(mentioning(dir, nil)) > 0 }, 10*time.Second,
+		"fio", "--path", dir, "--profile", "hcibench-4k-70r", "--size", "64MB", "--runtime", "60s")
+	if s.code == 0 || s.took > 5*time.Second {
+		t.Errorf("exit %d after %v, want non-zero within 5 s\n%s%s", s.code, s.took, s.stdout, s.stderr)
+	}
+	if left := leftovers(dir, before, "fio"); len(left) > 0 {
+		t.Errorf("processes left behind: %q", left)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files left in the target: %v", names)
+	}
+}
+
+func TestInterruptStudy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs a study")
+	}
+	dir, err := os.MkdirTemp(".", "study-interrupt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.Abs(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	file := filepath.Join(dir, "study.yaml")
+	os.WriteFile(file, []byte(`name: interrupt
+targets:
+  - name: t
+    path: `+filepath.Join(dir, "pg")+`
+workload:
+  warehouses: 1
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: [1, 2]
+    ramp: 1s
+    duration: 60s
+`), 0o644)
+	results := filepath.Join(dir, "results")
+	before := processes()
+	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "step 1/2") && strings.Contains(out, "users 1") },
+		30*time.Second, "study", "run", file, "--results", results)
+	if s.code == 0 || s.took > 20*time.Second {
+		t.Errorf("exit %d after %v, want non-zero within 20 s (the instance is stopped first)\n%s%s", s.code, s.took, s.stdout, s.stderr)
+	}
+	if !strings.Contains(s.stderr, "interrupted at step 1/2") || !strings.Contains(s.stderr, "resume") {
+		t.Errorf("the message does not say what was kept and how to go on:\n%s", s.stderr)
+	}
+	if left := leftovers(dir, before, "bpftrace"); len(left) > 0 {
+		t.Errorf("processes left behind: %q", left)
+	}
+}
+
+func TestInterruptBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and loads PostgreSQL")
+	}
+	srv := pgtest.Start(t)
+	binary(t) // built before the clock starts
+	start := time.Now()
+	s := stopAfter(t, syscall.SIGINT, func(string) bool { return time.Since(start) > 2*time.Second }, 10*time.Second,
+		"build", "--dsn", srv.DSN("tpcc"), "--warehouses", "8")
+	if s.code == 0 || s.took > 5*time.Second {
+		t.Errorf("exit %d after %v, want non-zero within 5 s\n%s%s", s.code, s.took, s.stdout, s.stderr)
+	}
+	if lines := strings.Count(strings.TrimRight(s.stderr, "\n"), "\n"); lines != 0 || !strings.Contains(s.stderr, "interrupted") || !strings.Contains(s.stderr, "storbench drop") {
+		t.Errorf("the message should be one line saying the build was interrupted and how to clean up:\n%s", s.stderr)
+	}
+}

@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// StorageWatch knows where a database keeps its files, read while it still answers:
+// a server whose log can no longer be written stops (PostgreSQL panics), and the
+// error its clients get (a reset connection) says nothing of the disk.
+type StorageWatch struct {
+	dirs []string
+}
+
+// WatchStorage reads the database's directories (none when the server is elsewhere
+// or cannot say: then only the engine's own disk-full errors are explained).
+func WatchStorage(ctx context.Context, db Observer) StorageWatch {
+	st, err := db.Storage(ctx)
+	if err != nil || st.Data == "" {
+		return StorageWatch{}
+	}
+	w := StorageWatch{dirs: []string{st.Data}}
+	if st.WAL != "" && st.WAL != st.Data {
+		w.dirs = append(w.dirs, st.WAL)
+	}
+	return w
+}
+
+// nearlyFull is free space below which a failure is put down to the full storage:
+// filesystems keep a little for themselves, and a server fails before the last byte
+// (PostgreSQL stops when it cannot create its next 16 MB WAL segment).
+const nearlyFull = 64 << 20
+
+// Explain gives an error of a full storage the words an operator needs: which of the
+// database's directories are full and how much space they have. An error the engine
+// classifies as a full disk, or any failure while a directory is nearly full, is
+// explained; other errors are returned as they are.
+func (w StorageWatch) Explain(db Database, err error) error {
+	if err == nil {
+		return nil
+	}
+	full := db.Classify(err).DiskFull
+	var where []string
+	seen := map[uint64]bool{} // filesystems, by device: the WAL is often on the data's
+	for _, dir := range w.dirs {
+		var st unix.Stat_t
+		var fs unix.Statfs_t
+		if unix.Stat(dir, &st) != nil || seen[st.Dev] || unix.Statfs(dir, &fs) != nil {
+			continue
+		}
+		seen[st.Dev] = true
+		free, total := fs.Bavail*uint64(fs.Bsize), fs.Blocks*uint64(fs.Bsize)
+		full = full || free < nearlyFull
+		where = append(where, fmt.Sprintf("%s has %.1f MB free of %.1f MB", dir, float64(free)/1e6, float64(total)/1e6))
+	}
+	if !full {
+		return err
+	}
+	place := "the database's storage"
+	if len(where) > 0 {
+		place = strings.Join(where, "; ")
+	}
+	return fmt.Errorf("the storage is full or nearly (%s): free space there or use a larger target, then drop and build again: %w", place, err)
+}
