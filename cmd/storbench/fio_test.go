@@ -14,12 +14,7 @@ func TestFioCompare(t *testing.T) {
 		t.Skip("runs fio")
 	}
 	// Directories on the checkout's disk: the system temp dir may be a tmpfs.
-	base, err := os.MkdirTemp(".", "fio-cmd-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, _ = filepath.Abs(base)
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := diskTempDir(t, "fio-cmd-test-")
 	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
 	for _, d := range []string{a, b} {
 		if err := os.Mkdir(d, 0o755); err != nil {

@@ -200,13 +200,7 @@ func TestInterruptFio(t *testing.T) {
 	if _, err := osexec.LookPath("fio"); err != nil {
 		t.Skip("no fio")
 	}
-	// On the checkout's disk: fio refuses a tmpfs, which the system temp dir may be.
-	dir, err := os.MkdirTemp(".", "fio-interrupt-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ = filepath.Abs(dir)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := diskTempDir(t, "fio-interrupt-")
 	before := processes()
 	s := stopAfter(t, syscall.SIGTERM, func(string) bool { return len(mentioning(dir, nil)) > 0 }, 10*time.Second,
 		"fio", "--path", dir, "--profile", "hcibench-4k-70r", "--size", "64MB", "--runtime", "60s")
@@ -229,12 +223,7 @@ func TestInterruptStudy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds storbench and runs a study")
 	}
-	dir, err := os.MkdirTemp(".", "study-interrupt-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ = filepath.Abs(dir)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := diskTempDir(t, "study-interrupt-")
 	file := filepath.Join(dir, "study.yaml")
 	os.WriteFile(file, []byte(`name: interrupt
 targets:
@@ -278,5 +267,43 @@ func TestInterruptBuild(t *testing.T) {
 	}
 	if lines := strings.Count(strings.TrimRight(s.stderr, "\n"), "\n"); lines != 0 || !strings.Contains(s.stderr, "interrupted") || !strings.Contains(s.stderr, "storbench drop") {
 		t.Errorf("the message should be one line saying the build was interrupted and how to clean up:\n%s", s.stderr)
+	}
+}
+
+func TestInterruptBackup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and backs up a managed instance")
+	}
+	dir := diskTempDir(t, "backup-interrupt-")
+	home := filepath.Join(dir, "home")
+	t.Setenv("STORBENCH_HOME", home)
+	code, out, errOut := storbench(t, "instance", "create", "--path", filepath.Join(dir, "pg"), "--name", "intr")
+	if code != 0 {
+		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "intr") })
+	var dsn string
+	for _, f := range strings.Fields(out) {
+		if strings.HasPrefix(f, "postgres://") {
+			dsn = f
+		}
+	}
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "4"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	binary(t)
+	to := filepath.Join(dir, "backup")
+	before := processes()
+	start := time.Now()
+	s := stopAfter(t, syscall.SIGINT, func(string) bool { return time.Since(start) > 500*time.Millisecond }, 10*time.Second,
+		"backup", "--instance", "intr", "--to", to)
+	if s.code == 0 || s.took > 5*time.Second {
+		t.Errorf("exit %d after %v, want non-zero within 5 s\n%s%s", s.code, s.took, s.stdout, s.stderr)
+	}
+	if left := leftovers(to, before, "pg_basebackup"); len(left) > 0 {
+		t.Errorf("processes left behind: %q", left)
+	}
+	if _, err := os.Stat(to); !os.IsNotExist(err) {
+		t.Errorf("the partial backup %s is left: %v", to, err)
 	}
 }

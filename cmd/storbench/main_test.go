@@ -24,6 +24,19 @@ func storbench(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
+// diskTempDir is a temp dir beside the checkout, removed after the test: on the
+// checkout's disk, because fio refuses a tmpfs, which the system temp dir may be.
+func diskTempDir(t *testing.T, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(".", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.Abs(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 // TestBuildRunCheck is the core's end-to-end path against a real PostgreSQL: build,
 // check right after load, run each mode, check again, drop.
 func TestBuildRunCheck(t *testing.T) {

@@ -28,13 +28,7 @@ func TestQuickAndResults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and runs fio")
 	}
-	// On the checkout's disk: fio refuses a tmpfs, which the system temp dir may be.
-	dir, err := os.MkdirTemp(".", "quick-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ = filepath.Abs(dir)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := diskTempDir(t, "quick-test-")
 	code, out, errOut := storbench(t, "quick", "--path", dir)
 	if code != 0 {
 		t.Fatalf("quick: exit %d\n%s%s", code, out, errOut)
@@ -99,12 +93,7 @@ func TestQuickSQLite(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	t.Setenv("STORBENCH_PG_BINDIR", filepath.Join(t.TempDir(), "no-postgres-here"))
-	dir, err := os.MkdirTemp(".", "quick-sqlite-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ = filepath.Abs(dir)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := diskTempDir(t, "quick-sqlite-test-")
 	code, out, errOut := storbench(t, "quick", "--path", dir)
 	if code != 0 || !strings.Contains(out, "embedded SQLite") {
 		t.Fatalf("quick: exit %d\n%s%s", code, out, errOut)

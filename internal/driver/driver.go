@@ -314,6 +314,10 @@ type window struct {
 // server must fail the run, not hang it.
 const counterTimeout = 30 * time.Second
 
+// counterPatience is how long a window edge waits for a server that is down (being
+// restarted) to answer again.
+const counterPatience = 60 * time.Second
+
 // watch samples every second (progress and timeline), reads the database counters and
 // this process's CPU time at the window's start and end, and returns at the end, with
 // the last second sampled too.
@@ -371,10 +375,25 @@ func (r *run) interrupt(ctx context.Context, w *window, s *sampler) (*window, er
 	return w, nil
 }
 
+// A server that is restarting cannot be read: the counters are read again, with
+// backoff, for at most counterPatience before the run gives up on them.
 func (r *run) counters(ctx context.Context) (engine.Counters, error) {
-	ctx, cancel := context.WithTimeout(ctx, counterTimeout)
-	defer cancel()
-	return r.db.Counters(ctx)
+	deadline := time.Now().Add(counterPatience)
+	backoff := 250 * time.Millisecond
+	for {
+		cctx, cancel := context.WithTimeout(ctx, counterTimeout)
+		c, err := r.db.Counters(cctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return c, err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
 }
 
 // sampler turns the shards' cumulative counts into per-second rates.

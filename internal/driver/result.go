@@ -35,6 +35,9 @@ type Result struct {
 	Timeline     []Second          `json:"timeline"`
 	// Interrupted: the window was cut short at End; every rate is over the part that ran.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// OutageSeconds counts the seconds of the window in which no transaction completed
+	// (a server down, a stall); the timeline shows when, with the errors per second.
+	OutageSeconds int `json:"outage_s,omitempty"`
 	// System is what the metrics sampler measured on the same timeline.
 	System *metrics.Report `json:"system,omitempty"`
 	Notes  []string        `json:"notes,omitempty"`
@@ -160,6 +163,16 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	}
 	res.TPMClient = PerMinute(completed, minutes)
 	res.NOPMClient = PerMinute(counts[tpcc.NewOrder].completed, minutes)
+	// A server that restarted inside the window reset its statistics: the delta
+	// means nothing (negative, or counted from the restart), so the client's count
+	// stands in, and says so. NOPM (the data itself) is not affected.
+	// (An uptime-derived start moves by a second between readings: only a jump counts.)
+	restarted := w.after.Since.Sub(w.before.Since).Abs() > 2*time.Second
+	if (w.after.Transactions < w.before.Transactions || restarted) && !w.after.NoTransactionCounter {
+		res.TPMDB = res.TPMClient
+		res.Sources["tpm_db"] = "the database's transaction counter went back during the window (a server restart resets it): the client's count, as tpm_client"
+		res.Notes = append(res.Notes, "the database's transaction counter was reset during the window (server restart): database TPM is the client's count")
+	}
 	if w.after.NoTransactionCounter {
 		res.TPMDB = res.TPMClient
 		res.Sources["tpm_db"] = "the engine keeps no transaction counter (" + r.db.Engine() + "): the client's count, as tpm_client"
@@ -176,6 +189,20 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 			res.ClientCPU.Utilization*100, cfg.ClientCPUs))
 	}
 	res.Timeline = w.timeline
+	for _, sec := range w.timeline {
+		if sec.T > 0 && sec.TPM == 0 {
+			res.OutageSeconds++
+		}
+	}
+	if res.OutageSeconds > 0 {
+		var errs int64
+		for _, sec := range w.timeline {
+			if sec.T > 0 {
+				errs += sec.Errors
+			}
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("%d seconds of the timed window completed no transaction (%d errors in the window): see the timeline", res.OutageSeconds, errs))
+	}
 }
 
 // PerMinute converts a count over a window to a rate per minute.

@@ -157,6 +157,9 @@ type Counters struct {
 	// NoTransactionCounter: the engine keeps no count of its transactions (SQLite
 	// has no server); the database view's TPM is then the client's count, and says so.
 	NoTransactionCounter bool
+	// Since is when the transaction counter started counting (the server's start),
+	// where the engine can tell: two readings with different values straddle a reset.
+	Since time.Time
 }
 
 // Observer tells package metrics what the database is doing and where it keeps it.

@@ -4,13 +4,19 @@
 package localserver
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
+
+	"github.com/storbench/storbench/internal/childproc"
 )
 
 // ServiceUser is the credential of the system user a server runs as (postgres,
@@ -60,4 +66,21 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Run runs a server's program (initdb, pg_basebackup, mariadb-backup…) as cred's user
+// (nil: as this process), with stdin when given, and returns its output; an error
+// carries the output. Its own process group stops with ctx, whatever it forked (a
+// WAL streamer would otherwise hold the output open), and with storbench.
+func Run(ctx context.Context, cred *syscall.Credential, stdin io.Reader, prog string, args ...string) (string, error) {
+	cmd := childproc.Command(ctx, 5*time.Second, prog, args...)
+	cmd.Dir = "/"
+	cmd.Stdin = stdin
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr.Credential = cred
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("%s: %w", filepath.Base(prog), err)
+	}
+	return out.String(), nil
 }

@@ -438,13 +438,8 @@ func (s *Server) LogTail(n int) string {
 }
 
 func (s *Server) run(ctx context.Context, prog string, args ...string) error {
-	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Dir = "/"
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w: %s", filepath.Base(prog), err, strings.TrimSpace(out.String()))
+	if out, err := localserver.Run(ctx, s.cred, nil, prog, args...); err != nil {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out))
 	}
 	return nil
 }

@@ -4,7 +4,6 @@
 package pgserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -362,13 +361,8 @@ func (s *Server) Log() string {
 }
 
 func (s *Server) run(ctx context.Context, prog string, args ...string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, prog), args...)
-	cmd.Dir = "/"
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w: %s", prog, err, strings.TrimSpace(out.String()))
+	if out, err := localserver.Run(ctx, s.cred, nil, filepath.Join(s.bin, prog), args...); err != nil {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out))
 	}
 	return nil
 }

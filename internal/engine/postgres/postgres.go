@@ -195,8 +195,16 @@ func (db *DB) Drop(ctx context.Context) ([]string, error) {
 func (db *DB) Counters(ctx context.Context) (engine.Counters, error) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	// A server that restarted (a crash, a failover) ended this connection: open it again.
+	if db.conn.IsClosed() {
+		conn, err := pgx.ConnectConfig(ctx, db.cfg)
+		if err != nil {
+			return engine.Counters{}, err
+		}
+		db.conn = conn
+	}
 	var c engine.Counters
-	err := db.conn.QueryRow(ctx, countersSQL).Scan(&c.Transactions, &c.NextOrderIDs)
+	err := db.conn.QueryRow(ctx, countersSQL).Scan(&c.Transactions, &c.NextOrderIDs, &c.Since)
 	c.At = time.Now()
 	c.TransactionsSource = "pg_stat_database xact_commit + xact_rollback of this database"
 	c.NewOrdersSource = "sum(district.d_next_o_id)"

@@ -236,7 +236,14 @@ func (db *DB) Counters(ctx context.Context) (engine.Counters, error) {
 		return c, ferr
 	}
 	c.TransactionsSource = db.dialect.TransactionsSource
-	return c, db.pool.QueryRowContext(ctx, string(q)).Scan(&c.Transactions)
+	var uptime sql.NullInt64
+	if err := db.pool.QueryRowContext(ctx, string(q)).Scan(&c.Transactions, &uptime); err != nil {
+		return c, err
+	}
+	if uptime.Valid {
+		c.Since = c.At.Add(-time.Duration(uptime.Int64) * time.Second)
+	}
+	return c, nil
 }
 
 // Check implements engine.Database.

@@ -39,7 +39,8 @@ type Dialect struct {
 	// SingleWriter: the engine takes one writer at a time (SQLite), so loaders take
 	// turns instead of waiting on its lock.
 	SingleWriter bool
-	// TransactionsSource names the engine's transaction counter (transactions.sql);
+	// TransactionsSource names the engine's transaction counter (transactions.sql:
+	// the count, and the server's uptime in seconds or NULL, which tells a restart);
 	// an engine without one has no such file and TPM comes from the client's count.
 	TransactionsSource string
 	// Load, when set, is the engine's own bulk load of one table's text rows (the

@@ -15,7 +15,6 @@
 package mariadb
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -23,6 +22,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/url"
@@ -584,18 +584,15 @@ func version(ctx context.Context, bin string) (string, error) {
 // output; an error carries the output's last lines. It is stopped with ctx and with
 // storbench.
 func run(ctx context.Context, cred *syscall.Credential, stdin *os.File, prog string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Dir = "/"
+	var in io.Reader
 	if stdin != nil {
-		cmd.Stdin = stdin
+		in = stdin
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%s: %w: %s", filepath.Base(prog), err, lastLines(out.String(), 15))
+	out, err := localserver.Run(ctx, cred, in, prog, args...)
+	if err != nil {
+		return out, fmt.Errorf("%w: %s", err, lastLines(out, 15))
 	}
-	return out.String(), nil
+	return out, nil
 }
 
 // logTail is the last n lines of the error log.
