@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/localserver"
 	"github.com/storbench/storbench/internal/pgtest"
 )
 
@@ -56,7 +57,7 @@ type stopped struct {
 func stopAfter(t *testing.T, sig syscall.Signal, ready func(out string) bool, limit time.Duration, args ...string) stopped {
 	t.Helper()
 	cmd := osexec.Command(binary(t), args...)
-	var out, errOut syncBuffer
+	var out, errOut localserver.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -83,24 +84,6 @@ func stopAfter(t *testing.T, sig syscall.Signal, ready func(out string) bool, li
 		t.Fatalf("storbench %v still running %v after %v\n%s%s", args, limit, sig, out.String(), errOut.String())
 	}
 	return stopped{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String(), took: time.Since(sent)}
-}
-
-// syncBuffer is an output buffer read while the process writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // processes maps the running processes (but this test) to their command lines;

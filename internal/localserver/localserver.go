@@ -13,6 +13,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -83,4 +84,23 @@ func Run(ctx context.Context, cred *syscall.Credential, stdin io.Reader, prog st
 		return out.String(), fmt.Errorf("%s: %w", filepath.Base(prog), err)
 	}
 	return out.String(), nil
+}
+
+// SyncBuffer collects a child's output, written by exec's copying goroutine while
+// another reads it (a server's early log, a command's progress).
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -4,7 +4,6 @@
 package mariadbserver
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -233,7 +232,7 @@ func (s *Server) start(ctx context.Context) error {
 	cmd := childproc.Command(life, 2*time.Minute, s.bin, s.serverArgs()...)
 	cmd.SysProcAttr.Credential = s.cred
 	cmd.Dir = "/"
-	out := &syncBuffer{}
+	out := &localserver.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out // what it says before the error log is open
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -451,22 +450,4 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 
 func quoteString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
-}
-
-// syncBuffer collects a child's early output (written by exec's copying goroutine).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
