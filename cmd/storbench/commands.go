@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,36 +16,11 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/metrics"
-	"github.com/storbench/storbench/internal/tpcc"
 )
 
 func dsnFlag(c *cobra.Command, dsn *string) {
 	c.Flags().StringVar(dsn, "dsn", os.Getenv("STORBENCH_DSN"),
 		"database URL, e.g. postgres://user:pass@127.0.0.1:5432/tpcc (default $STORBENCH_DSN)")
-}
-
-// requireSchema refuses, as bad input, a database without the TPC-C tables that run
-// and check need: a database not built yet, or a --dsn naming the wrong one.
-func requireSchema(ctx context.Context, db engine.Database, dsn string) error {
-	have, err := db.ExistingTables(ctx)
-	if err != nil {
-		return err
-	}
-	var missing []string
-	for _, t := range tpcc.Tables {
-		if !slices.Contains(have, t.String()) {
-			missing = append(missing, t.String())
-		}
-	}
-	switch {
-	case len(missing) == len(tpcc.Tables):
-		return fmt.Errorf("%w: %s has no TPC-C tables: run storbench build --dsn … --warehouses N first, or name the built database in --dsn",
-			engine.ErrInput, engine.RedactDSN(dsn))
-	case len(missing) > 0:
-		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop, then storbench build",
-			engine.ErrInput, engine.RedactDSN(dsn), strings.Join(missing, ", "))
-	}
-	return nil
 }
 
 // open opens the database named by --dsn.
@@ -131,7 +104,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return err
 			}
 			defer db.Close()
-			if err := requireSchema(c.Context(), db, dsn); err != nil {
+			if err := engine.RequireSchema(c.Context(), db, dsn); err != nil {
 				return err
 			}
 			// Before the metrics files: a run the server cannot hold leaves nothing behind.
@@ -232,7 +205,7 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 				return err
 			}
 			defer db.Close()
-			if err := requireSchema(c.Context(), db, dsn); err != nil {
+			if err := engine.RequireSchema(c.Context(), db, dsn); err != nil {
 				return err
 			}
 			start := time.Now()

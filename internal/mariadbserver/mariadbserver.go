@@ -6,6 +6,7 @@ package mariadbserver
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"errors"
 	"fmt"
 	"maps"
@@ -26,6 +27,12 @@ import (
 	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/localserver"
 )
+
+// RootOnSocketSQL is given to mariadb-install-db (--extra-file): it keeps root to the
+// socket.
+//
+//go:embed sql/root_on_socket.sql
+var RootOnSocketSQL string
 
 // ErrNoBinaries: MariaDB's server binaries are not where storbench looks.
 var ErrNoBinaries = errors.New("MariaDB server binaries not found")
@@ -162,11 +169,8 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	// mariadb-install-db also makes root@127.0.0.1, root@::1 and root@HOSTNAME without a
-	// password: root is kept to the socket, in a directory only the server's user (and
-	// root) can enter.
 	extra := filepath.Join(s.Dir, "init.sql")
-	if err := os.WriteFile(extra, []byte("DELETE FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost';\n"), 0o644); err != nil {
+	if err := os.WriteFile(extra, []byte(RootOnSocketSQL), 0o644); err != nil {
 		return nil, err
 	}
 	// --no-defaults must come first; the other options go on to mariadbd --bootstrap.

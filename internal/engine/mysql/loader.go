@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/storbench/storbench/internal/tpcc"
 )
+
+//go:embed sql/load_warning.sql
+var loadWarningSQL string
 
 // loads numbers the readers registered with the driver: each load has its own name.
 var loads atomic.Int64
@@ -50,7 +54,7 @@ func loadData(ctx context.Context, conn *sql.Conn, table tpcc.Table, rows io.Rea
 	// LOCAL makes bad values warnings (as IGNORE does), not errors: any is an error here.
 	var level, message string
 	var code int
-	switch err := tx.QueryRowContext(ctx, "SHOW WARNINGS LIMIT 1").Scan(&level, &code, &message); {
+	switch err := tx.QueryRowContext(ctx, loadWarningSQL).Scan(&level, &code, &message); {
 	case err == nil:
 		return 0, fmt.Errorf("%s: %s %d: %s", table, level, code, message)
 	case !errors.Is(err, sql.ErrNoRows):

@@ -73,12 +73,12 @@ func Open(ctx context.Context, dsn string) (engine.Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	var version string
-	if err := db.Pool().QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+	version, err := db.ServerVersion(ctx)
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: SELECT VERSION(): %w", shown, err)
+		return nil, fmt.Errorf("%s: server version: %w", shown, err)
 	}
-	if !strings.Contains(version, "MariaDB") {
+	if !strings.HasPrefix(version, "MariaDB") {
 		// MySQL 8 moved the global status out of information_schema.
 		d.SQL, d.TransactionsSource = overlay{top: mustSub("sql/mysql8"), base: sqlFiles}, mysql8Source
 	}

@@ -202,11 +202,8 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 	if err := writeConf(st, cred); err != nil {
 		return err
 	}
-	// mariadb-install-db also makes root@127.0.0.1, root@::1 and root@HOSTNAME without
-	// a password: root is kept to the socket.
 	extra := filepath.Join(serverDir(st), "init.sql")
-	if err := os.WriteFile(extra, []byte("DELETE FROM mysql.global_priv WHERE User = 'root' AND Host <> 'localhost';\n"+
-		"DELETE FROM mysql.proxies_priv WHERE User = 'root' AND Host <> 'localhost';\n"), 0o644); err != nil {
+	if err := os.WriteFile(extra, []byte(mariadbserver.RootOnSocketSQL), 0o644); err != nil {
 		return err
 	}
 	defer os.Remove(extra)
