@@ -2,7 +2,6 @@ package main
 
 import (
 	"database/sql"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	enginemysql "github.com/storbench/storbench/internal/engine/mysql"
 	"github.com/storbench/storbench/internal/mariadbserver"
 )
 
@@ -40,14 +40,10 @@ func TestInstanceMariaDB(t *testing.T) {
 		!strings.Contains(out, "(mariadb, mariadbd Ver ") {
 		t.Fatalf("create output lacks the DSN, the buffer pool or the version:\n%s", out)
 	}
-	u, err := url.Parse(dsn)
+	cfg, err := enginemysql.DriverConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := mysql.NewConfig()
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
-	cfg.Net, cfg.Addr, cfg.DBName = "tcp", u.Host, strings.TrimPrefix(u.Path, "/")
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		t.Fatal(err)

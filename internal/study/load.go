@@ -470,14 +470,11 @@ func (c *checker) cpus(path, list string) {
 	}
 }
 
-// fileEngines are the DSN schemes of embedded engines: a file path, no host.
-var fileEngines = map[string]bool{"sqlite": true, "sqlite3": true}
-
 func (c *checker) external(i int, t *Target) {
 	p := func(key string) string { return fmt.Sprintf("targets[%d].%s", i, key) }
 	if t.DSN == "" {
 		c.errf(p("dsn"), "external target %s has no dsn", "add dsn: e.g. postgres://bench@db1:5432/tpcc", t.Name)
-	} else if u, err := url.Parse(t.DSN); err != nil || u.Scheme == "" || (u.Host == "" && !fileEngines[u.Scheme]) {
+	} else if u, err := url.Parse(t.DSN); err != nil || u.Scheme == "" || (u.Host == "" && u.Path == "") {
 		c.errf(p("dsn"), "dsn of %s is not a URL", "write e.g. postgres://bench@db1:5432/tpcc or sqlite:///path/to/tpcc.db", t.Name)
 	} else if _, has := u.User.Password(); has || u.Query().Has("password") {
 		c.errf(p("dsn"), "dsn of %s holds a password", "a study file is stored with the results: remove the password and name an environment variable that holds it with password_env", t.Name)

@@ -63,7 +63,7 @@ type DB struct {
 // Open connects to the database a mysql://user:password@host:port/db DSN names (or
 // mysql://user:password@/db?socket=/path/mysqld.sock); mariadb:// is the same.
 func Open(ctx context.Context, dsn string) (engine.Database, error) {
-	cfg, err := driverConfig(dsn)
+	cfg, err := DriverConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +85,8 @@ func Open(ctx context.Context, dsn string) (engine.Database, error) {
 	return &DB{DB: db, dialect: d}, nil
 }
 
-// driverConfig turns a mysql:// or mariadb:// URL into go-sql-driver's configuration.
-func driverConfig(dsn string) (*mysql.Config, error) {
+// DriverConfig turns a mysql:// or mariadb:// URL into go-sql-driver's configuration.
+func DriverConfig(dsn string) (*mysql.Config, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: --dsn %s: %s (write mysql://user:password@host:3306/tpcc or mysql://user:password@/tpcc?socket=/run/mysqld/mysqld.sock)",
 			engine.ErrInput, engine.RedactDSN(dsn), fmt.Sprintf(format, a...))

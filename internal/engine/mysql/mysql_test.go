@@ -164,14 +164,14 @@ func TestBadDSN(t *testing.T) {
 
 // TestDriverConfig: the URL's parts land in go-sql-driver's configuration.
 func TestDriverConfig(t *testing.T) {
-	cfg, err := driverConfig("mysql://u:p%40ss@/tpcc?socket=/run/mysqld/mysqld.sock")
+	cfg, err := DriverConfig("mysql://u:p%40ss@/tpcc?socket=/run/mysqld/mysqld.sock")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Net != "unix" || cfg.Addr != "/run/mysqld/mysqld.sock" || cfg.User != "u" || cfg.Passwd != "p@ss" || cfg.DBName != "tpcc" {
 		t.Errorf("socket: %+v", cfg)
 	}
-	cfg, err = driverConfig("mariadb://u@db.example.com/tpcc")
+	cfg, err = DriverConfig("mariadb://u@db.example.com/tpcc")
 	if err != nil {
 		t.Fatal(err)
 	}

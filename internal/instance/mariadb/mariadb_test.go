@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/storbench/storbench/internal/engine"
+	enginemysql "github.com/storbench/storbench/internal/engine/mysql"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/mariadb"
 	"github.com/storbench/storbench/internal/mariadbserver"
@@ -50,14 +50,10 @@ func registry(t *testing.T) instance.Registry {
 // open connects with the instance's DSN, as build and run would.
 func open(t *testing.T, dsn string) *sql.DB {
 	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme != "mysql" {
-		t.Fatalf("DSN %q is not a mysql:// URL (%v)", engine.RedactDSN(dsn), err)
+	cfg, err := enginemysql.DriverConfig(dsn)
+	if err != nil {
+		t.Fatalf("DSN %q: %v", engine.RedactDSN(dsn), err)
 	}
-	cfg := mysql.NewConfig()
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
-	cfg.Net, cfg.Addr, cfg.DBName = "tcp", u.Host, strings.TrimPrefix(u.Path, "/")
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		t.Fatal(err)
