@@ -60,7 +60,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", engine.RedactDSN(dsn))
 			}
 			if err != nil {
-				return storage.Explain(db, err)
+				return storage.Explain(db, err, "then drop the database and build again")
 			}
 			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, VACUUM and CHECKPOINT in %.1fs, total %.1fs\n",
 				sum.Warehouses, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
@@ -147,7 +147,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				}
 			}
 			if runErr != nil {
-				return fmt.Errorf("run interrupted after %.0f s of the timed window; the result above covers that part: %w", res.End.Sub(res.Start).Seconds(), runErr)
+				how := "stopped"
+				if errors.Is(runErr, context.Canceled) {
+					how = "interrupted"
+				}
+				return fmt.Errorf("run %s after %.0f s of the timed window; the result above covers that part: %w", how, res.End.Sub(res.Start).Seconds(), runErr)
 			}
 			return nil
 		},

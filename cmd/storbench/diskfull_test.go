@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // smallDisk mounts a fresh ext4 filesystem of mb megabytes (a loop device) for the
@@ -23,7 +28,7 @@ func smallDisk(t *testing.T, mb int) string {
 	if err := os.Truncate(img, int64(mb)<<20); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := osexec.Command("mkfs.ext4", "-q", "-F", img).CombinedOutput(); err != nil {
+	if out, err := osexec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
 		t.Skipf("no mkfs.ext4 here (%v: %s)", err, out)
 	}
 	mnt := t.TempDir()
@@ -36,6 +41,29 @@ func smallDisk(t *testing.T, mb int) string {
 		}
 	})
 	return mnt
+}
+
+// managedInstance creates a PostgreSQL instance in path for the test (destroyed
+// after it, which must succeed) and returns its DSN.
+func managedInstance(t *testing.T, path, name string, flags ...string) string {
+	t.Helper()
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	code, out, errOut := storbench(t, append([]string{"instance", "create", "--path", path, "--name", name}, flags...)...)
+	if code != 0 {
+		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() {
+		if code, out, errOut := storbench(t, "instance", "destroy", "--name", name); code != 0 {
+			t.Errorf("instance destroy: exit %d\n%s%s", code, out, errOut)
+		}
+	})
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "postgres://"); i >= 0 {
+			return strings.Fields(line[i:])[0]
+		}
+	}
+	t.Fatalf("no DSN in:\n%s", out)
+	return ""
 }
 
 // TestDiskFull: a build that fills its storage stops with one line naming the
@@ -52,19 +80,7 @@ func TestDiskFull(t *testing.T) {
 	}{
 		{"sqlite", 24, 1, func(t *testing.T, mnt string) string { return "sqlite://" + filepath.Join(mnt, "tpcc.db") }, ""},
 		{"postgres instance", 120, 2, func(t *testing.T, mnt string) string {
-			t.Setenv("STORBENCH_HOME", t.TempDir())
-			code, out, errOut := storbench(t, "instance", "create", "--path", filepath.Join(mnt, "pg"), "--name", "full")
-			if code != 0 {
-				t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
-			}
-			t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "full") })
-			for _, line := range strings.Split(out, "\n") {
-				if i := strings.Index(line, "postgres://"); i >= 0 {
-					return strings.Fields(line[i:])[0]
-				}
-			}
-			t.Fatalf("no DSN in:\n%s", out)
-			return ""
+			return managedInstance(t, filepath.Join(mnt, "pg"), "full")
 		}, filepath.Join("pg", "data")},
 	}
 	for _, c := range cases {
@@ -87,4 +103,153 @@ func TestDiskFull(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fillTo writes a file of the test's own on mnt that leaves about free bytes for
+// the database (smallDisk reserves no blocks for root, so what is available to
+// anyone is what the database has).
+func fillTo(t *testing.T, mnt string, free int64) string {
+	t.Helper()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(mnt, &fs); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(fs.Bavail)*fs.Bsize - free
+	if size <= 0 {
+		t.Fatalf("%s has only %d bytes free", mnt, int64(fs.Bavail)*fs.Bsize)
+	}
+	filler := filepath.Join(mnt, "filler")
+	if out, err := osexec.Command("fallocate", "-l", fmt.Sprint(size), filler).CombinedOutput(); err != nil {
+		t.Fatalf("fallocate: %v: %s", err, out)
+	}
+	return filler
+}
+
+// TestDiskFullDuringRun: a storage that fills during the timed window stops the run
+// within seconds (instead of users retrying to the window's end) with one line
+// naming the directory and its free space; the part that ran is kept in --json,
+// marked, and nothing on that storage that storbench did not create is touched.
+func TestDiskFullDuringRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a filesystem, builds and runs")
+	}
+	cases := []struct {
+		name string
+		mb   int
+		free int64 // left once built: what the run fills
+		dsn  func(t *testing.T, mnt string) string
+		dir  string // named in the message
+	}{
+		{"sqlite", 256, 12 << 20, func(t *testing.T, mnt string) string { return "sqlite://" + filepath.Join(mnt, "tpcc.db") }, ""},
+		// PostgreSQL cannot write its next WAL segment, panics and restarts: the
+		// users see lost connections, which the run puts down to the full disk.
+		{"postgres instance", 640, 24 << 20, func(t *testing.T, mnt string) string {
+			return managedInstance(t, filepath.Join(mnt, "pg"), "fullrun")
+		}, filepath.Join("pg", "data")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mnt := smallDisk(t, c.mb)
+			dsn := c.dsn(t, mnt)
+			if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+				t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+			}
+			filler := fillTo(t, mnt, c.free)
+			before, err := os.Stat(filler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jsonPath := filepath.Join(t.TempDir(), "run.json")
+			began := time.Now()
+			code, out, errOut := storbench(t, "run", "--dsn", dsn, "--users", "4", "--mode", "sql", "--ramp", "1s", "--duration", "5m",
+				"--no-metrics", "--json", jsonPath)
+			took := time.Since(began)
+			t.Logf("exit %d after %v: %s", code, took.Round(time.Second), strings.TrimSpace(errOut))
+			if code != 1 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 || !strings.HasPrefix(errOut, "storbench: run stopped after ") ||
+				!strings.Contains(errOut, "the storage is full") || !strings.Contains(errOut, " MB free of ") || !strings.Contains(errOut, filepath.Join(mnt, c.dir)+" has") {
+				t.Errorf("run on a filling disk: exit %d, stderr %q\n%s", code, errOut, out)
+			}
+			// The window is 5 minutes: a run that rode the errors out would take it all.
+			if took > 2*time.Minute {
+				t.Errorf("the run went on for %v on a full disk", took)
+			}
+			var res struct {
+				Interrupted bool     `json:"interrupted"`
+				Notes       []string `json:"notes"`
+				TPMClient   float64  `json:"tpm_client"`
+			}
+			b, err := os.ReadFile(jsonPath)
+			if err != nil || json.Unmarshal(b, &res) != nil {
+				t.Fatalf("no result of the part that ran: %v", err)
+			}
+			if !res.Interrupted || !strings.Contains(strings.Join(res.Notes, "\n"), "stopped (the storage is full") || res.TPMClient <= 0 {
+				t.Errorf("the stored result does not say why it stopped, or measured nothing: interrupted %v, TPM %.0f, notes %q", res.Interrupted, res.TPMClient, res.Notes)
+			}
+			if after, err := os.Stat(filler); err != nil || after.Size() != before.Size() {
+				t.Errorf("the test's file on the full storage was touched: %v", err)
+			}
+		})
+	}
+}
+
+// TestStudyOnFailure: a target whose storage fills while it is built fails its
+// steps; the study stops there (on_failure: stop, the default) or goes on with the
+// other target's steps (continue), the failures stored apart and listed, and no
+// server is left either way.
+func TestStudyOnFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a filesystem and runs studies")
+	}
+	for _, onFailure := range []string{"stop", "continue"} {
+		t.Run(onFailure, func(t *testing.T) {
+			full := smallDisk(t, 120)
+			dir := diskTempDir(t, "study-failure-")
+			file := filepath.Join(dir, "study.yaml")
+			must(t, os.WriteFile(file, []byte(`name: failure
+on_failure: `+onFailure+`
+targets:
+  - name: full
+    path: `+filepath.Join(full, "pg")+`
+  - name: roomy
+    path: `+filepath.Join(dir, "pg")+`
+workload:
+  warehouses: 2
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: [1, 2]
+    ramp: 1s
+    duration: 2s
+`), 0o644))
+			results := filepath.Join(dir, "results")
+			before := processes()
+			code, out, errOut := storbench(t, "study", "run", file, "--results", results)
+			t.Logf("exit %d: %s", code, strings.TrimSpace(errOut))
+			if code != 1 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
+				t.Errorf("exit %d, want 1 and one line on stderr:\n%s%s", code, out, errOut)
+			}
+			_, list, _ := storbench(t, "results", "list", results)
+			stored, failed := len(statusRE("stored").FindAllString(list, -1)), len(statusRE("FAILED").FindAllString(list, -1))
+			switch onFailure {
+			case "stop":
+				if !strings.Contains(errOut, "the storage is full") || !strings.Contains(errOut, "on_failure: continue") ||
+					stored != 0 || failed != 1 || !strings.Contains(list, "to run") {
+					t.Errorf("the study should stop at its first step, stored as failed with the storage named:\n%s\n%s", errOut, list)
+				}
+			case "continue":
+				if !strings.Contains(errOut, "2 of 4 steps failed") || stored != 2 || failed != 2 ||
+					!strings.Contains(list, "could not be prepared for an earlier step") || !strings.Contains(list, "the storage is full") {
+					t.Errorf("the study should store the roomy target's 2 steps and list the full one's 2 as failed:\n%s\n%s", errOut, list)
+				}
+			}
+			if left := leftovers(dir, before); len(left) > 0 {
+				t.Errorf("processes left behind: %q", left)
+			}
+		})
+	}
+}
+
+// statusRE matches a step's status column in results list.
+func statusRE(status string) *regexp.Regexp {
+	return regexp.MustCompile(`\s` + status + ` \d\d:\d\d:\d\d\s`)
 }

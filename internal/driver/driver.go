@@ -72,6 +72,11 @@ type run struct {
 	// cut is when an interruption ended the timed window early (Unix ns; 0: none):
 	// transactions completing after it do not count.
 	cut atomic.Int64
+	// storage is where the database keeps its files, and diskFull the first error
+	// the engine called a full disk: a run on a full storage is stopped, since users
+	// retrying for the rest of the window would measure only errors.
+	storage  engine.StorageWatch
+	diskFull atomic.Pointer[error]
 }
 
 func (r *run) stopping() bool { return r.stop.Load() }
@@ -155,7 +160,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{db: db, cfg: cfg, stopped: make(chan struct{})}
+	r := &run{db: db, cfg: cfg, stopped: make(chan struct{}), storage: engine.WatchStorage(ctx, db)}
 	r.start = time.Now()
 	r.windowStart = r.start.Add(cfg.Ramp)
 	if !cfg.StartAt.IsZero() {
@@ -306,8 +311,11 @@ type window struct {
 	timeline      []Second
 	// end is when the window ended: its planned end, or the interruption.
 	end time.Time
-	// interrupted is ctx's error when an interruption cut the window short.
+	// interrupted is why the window was cut short: ctx's error, or a full storage.
 	interrupted error
+	// countersLost is why the database counters could not be read when the window
+	// was cut short (after is then before, moved to the cut).
+	countersLost error
 }
 
 // counterTimeout bounds a read of the database counters at a window edge: a stalled
@@ -315,8 +323,12 @@ type window struct {
 const counterTimeout = 30 * time.Second
 
 // counterPatience is how long a window edge waits for a server that is down (being
-// restarted) to answer again.
-const counterPatience = 60 * time.Second
+// restarted) to answer again; cutPatience, shorter, when the window is cut short
+// (an operator waits on Ctrl-C; a full disk may keep the server down).
+const (
+	counterPatience = 60 * time.Second
+	cutPatience     = 10 * time.Second
+)
 
 // watch samples every second (progress and timeline), reads the database counters and
 // this process's CPU time at the window's start and end, and returns at the end, with
@@ -333,10 +345,10 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return r.interrupt(ctx, w, &s)
+			return r.interrupt(ctx, w, &s, ctx.Err())
 		case <-startTimer.C:
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuBefore)
-			c, err := r.counters(ctx)
+			c, err := r.counters(ctx, counterPatience)
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's start: %w", err)
 			}
@@ -344,7 +356,7 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 		case now := <-endTimer.C:
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
 			// Past the cancellation: an interruption now must not lose the window.
-			c, err := r.counters(context.WithoutCancel(ctx))
+			c, err := r.counters(context.WithoutCancel(ctx), counterPatience)
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's end: %w", err)
 			}
@@ -352,33 +364,54 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 			w.timeline = append(w.timeline, s.sample(now))
 			return w, nil
 		case now := <-ticker.C:
-			w.timeline = append(w.timeline, s.sample(now))
+			sec := s.sample(now)
+			w.timeline = append(w.timeline, sec)
+			if err := r.storageFailure(sec); err != nil {
+				return r.interrupt(ctx, w, &s, err)
+			}
 		}
 	}
 }
 
-// interrupt ends the window now: what ran of it is measured (the database counters
-// read once more, past the cancellation), unless it had not started.
-func (r *run) interrupt(ctx context.Context, w *window, s *sampler) (*window, error) {
+// storageFailure is why the run must stop for its storage: an error the engine
+// called a full disk, or failures while the database's storage is nearly full (a
+// PostgreSQL that cannot write its WAL restarts, and its clients see only lost
+// connections).
+func (r *run) storageFailure(sec Second) error {
+	if err := r.diskFull.Load(); err != nil {
+		return r.storage.Explain(r.db, *err, "then run again")
+	}
+	if sec.Errors > 0 && r.storage.Full() {
+		return r.storage.Explain(r.db, fmt.Errorf("%d transactions failed in the last second", sec.Errors), "then run again")
+	}
+	return nil
+}
+
+// interrupt ends the window now, for cause (the context's error, or a full
+// storage): what ran of it is measured, unless it had not started. The database
+// counters are read once more, past the cancellation; a server that cannot answer
+// (stopped by its full disk) leaves the client's counts to stand in for them.
+func (r *run) interrupt(ctx context.Context, w *window, s *sampler, cause error) (*window, error) {
 	now := time.Now()
 	if w.before.At.IsZero() {
-		return nil, ctx.Err()
+		return nil, cause
 	}
 	r.cut.Store(now.UnixNano())
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
-	c, err := r.counters(context.WithoutCancel(ctx))
+	c, err := r.counters(context.WithoutCancel(ctx), cutPatience)
 	if err != nil {
-		return nil, ctx.Err()
+		c = w.before
+		c.At, w.countersLost = now, err
 	}
-	w.after, w.end, w.interrupted = c, now, ctx.Err()
+	w.after, w.end, w.interrupted = c, now, cause
 	w.timeline = append(w.timeline, s.sample(now))
 	return w, nil
 }
 
 // A server that is restarting cannot be read: the counters are read again, with
 // backoff, for at most counterPatience before the run gives up on them.
-func (r *run) counters(ctx context.Context) (engine.Counters, error) {
-	deadline := time.Now().Add(counterPatience)
+func (r *run) counters(ctx context.Context, patience time.Duration) (engine.Counters, error) {
+	deadline := time.Now().Add(patience)
 	backoff := 250 * time.Millisecond
 	for {
 		cctx, cancel := context.WithTimeout(ctx, counterTimeout)

@@ -1,8 +1,11 @@
 package driver
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 
@@ -138,8 +141,12 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	minutes := res.End.Sub(res.Start).Minutes()
 	if w.interrupted != nil {
 		res.Interrupted = true
-		res.Notes = append(res.Notes, fmt.Sprintf("interrupted after %.1f s of the %.0f s timed window: every figure is over the part that ran",
-			res.End.Sub(res.Start).Seconds(), cfg.Duration.Seconds()))
+		why := "interrupted"
+		if !errors.Is(w.interrupted, context.Canceled) {
+			why = "stopped (" + strings.ReplaceAll(w.interrupted.Error(), "\n", "; ") + ")"
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("%s after %.1f s of the %.0f s timed window: every figure is over the part that ran",
+			why, res.End.Sub(res.Start).Seconds(), cfg.Duration.Seconds()))
 	}
 	dbMinutes := w.after.At.Sub(w.before.At).Minutes()
 	res.TPMDB = PerMinute(w.after.Transactions-w.before.Transactions, dbMinutes)
@@ -172,6 +179,12 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 		res.TPMDB = res.TPMClient
 		res.Sources["tpm_db"] = "the database's transaction counter went back during the window (a server restart resets it): the client's count, as tpm_client"
 		res.Notes = append(res.Notes, "the database's transaction counter was reset during the window (server restart): database TPM is the client's count")
+	}
+	if w.countersLost != nil {
+		res.TPMDB, res.NOPMDB = res.TPMClient, res.NOPMClient
+		lost := "the database could not be read when the window was cut short (" + w.countersLost.Error() + "): the client's count"
+		res.Sources["tpm_db"], res.Sources["nopm_db"] = lost+", as tpm_client", lost+", as nopm_client"
+		res.Notes = append(res.Notes, "database TPM and NOPM are the client's counts: the server did not answer when the window was cut short")
 	}
 	if w.after.NoTransactionCounter {
 		res.TPMDB = res.TPMClient

@@ -69,6 +69,9 @@ func (u *user) loop(ctx context.Context, r *run) {
 				continue
 			}
 			o.err, o.errKind, lost = err, f.Kind, f.Lost
+			if f.DiskFull {
+				r.diskFull.CompareAndSwap(nil, &err)
+			}
 			break
 		}
 		end := time.Now()

@@ -34,16 +34,15 @@ func WatchStorage(ctx context.Context, db Observer) StorageWatch {
 // (PostgreSQL stops when it cannot create its next 16 MB WAL segment).
 const nearlyFull = 64 << 20
 
-// Explain gives an error of a full storage the words an operator needs: which of the
-// database's directories are full and how much space they have. An error the engine
-// classifies as a full disk, or any failure while a directory is nearly full, is
-// explained; other errors are returned as they are.
-func (w StorageWatch) Explain(db Database, err error) error {
-	if err == nil {
-		return nil
-	}
-	full := db.Classify(err).DiskFull
-	var where []string
+// Full reports whether a directory of the database is nearly full: a run stops on
+// failures while it is, since they will not heal by themselves.
+func (w StorageWatch) Full() bool {
+	full, _ := w.space()
+	return full
+}
+
+// space reads the free space of the directories' filesystems, each once.
+func (w StorageWatch) space() (nearly bool, where []string) {
 	seen := map[uint64]bool{} // filesystems, by device: the WAL is often on the data's
 	for _, dir := range w.dirs {
 		var st unix.Stat_t
@@ -53,15 +52,28 @@ func (w StorageWatch) Explain(db Database, err error) error {
 		}
 		seen[st.Dev] = true
 		free, total := fs.Bavail*uint64(fs.Bsize), fs.Blocks*uint64(fs.Bsize)
-		full = full || free < nearlyFull
+		nearly = nearly || free < nearlyFull
 		where = append(where, fmt.Sprintf("%s has %.1f MB free of %.1f MB", dir, float64(free)/1e6, float64(total)/1e6))
 	}
-	if !full {
+	return nearly, where
+}
+
+// Explain gives an error of a full storage the words an operator needs: which of the
+// database's directories are full, how much space they have, and what to do then
+// (fix, e.g. "then drop the database and build again"). An error the engine
+// classifies as a full disk, or any failure while a directory is nearly full, is
+// explained; other errors are returned as they are.
+func (w StorageWatch) Explain(db Database, err error, fix string) error {
+	if err == nil {
+		return nil
+	}
+	nearly, where := w.space()
+	if !nearly && !db.Classify(err).DiskFull {
 		return err
 	}
 	place := "the database's storage"
 	if len(where) > 0 {
 		place = strings.Join(where, "; ")
 	}
-	return fmt.Errorf("the storage is full or nearly (%s): free space there or use a larger target, then drop and build again: %w", place, err)
+	return fmt.Errorf("the storage is full or nearly (%s): free space there or use a larger target, %s: %w", place, fix, err)
 }

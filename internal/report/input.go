@@ -122,6 +122,9 @@ func loadStore(dir string) (*Source, error) {
 		src.Notes = append(src.Notes, fmt.Sprintf("%s: %d of the study's %d steps are stored (the study has not finished, or is running): the report shows those",
 			src.Label, len(src.Steps), len(src.Plan)))
 	}
+	for _, f := range st.Failed() {
+		src.Notes = append(src.Notes, fmt.Sprintf("%s: step %d %s failed and is not shown: %s", src.Label, f.Step.Seq, f.Step.ID, f.Error))
+	}
 	if src.Study == "" {
 		b, _ := os.ReadFile(filepath.Join(dir, ".storbench-study"))
 		src.Study = strings.TrimSpace(string(b))

@@ -352,6 +352,11 @@ func (c *checker) study(s *Study) {
 
 	c.metrics(&s.Metrics)
 	c.costs(s.Costs)
+	if !c.doc.Has("on_failure") {
+		s.OnFailure = FailureStops
+	} else if s.OnFailure != FailureStops && s.OnFailure != FailureContinues {
+		c.errf("on_failure", "on_failure %q is unknown", "use stop, to end the study at a failed step, or continue, to go on with the next", s.OnFailure)
+	}
 }
 
 // costs checks the cost model, if the study has one, and fills in its defaults; its

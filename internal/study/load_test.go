@@ -233,6 +233,7 @@ func TestParseErrors(t *testing.T) {
 		// Metrics.
 		{"interval", minimal + "metrics:\n  interval: 50ms\n", 11, "interval 50ms is too short"},
 		{"io_latency", minimal + "metrics:\n  io_latency: maybe\n", 11, `io_latency "maybe" is unknown`},
+		{"on_failure", minimal + "on_failure: retry\n", 10, `on_failure "retry" is unknown`},
 		{"metrics key", minimal + "metrics:\n  latency: on\n", 11, `unknown key "latency" in metrics`},
 	}
 	for _, c := range cases {

@@ -76,19 +76,30 @@ func WriteList(out io.Writer, s *Store) error {
 	for i := range steps {
 		byID[steps[i].Step.ID] = &steps[i]
 	}
+	failed := map[string]*StepResult{}
+	fails := s.Failed()
+	for i := range fails {
+		failed[fails[i].Step.ID] = &fails[i]
+	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "step\tid\tstatus\tfigures\n")
 	for _, p := range plan {
 		status, figures := "to run", ""
 		if r, ok := byID[p.ID]; ok {
 			status, figures = "stored "+r.Ended.Format("15:04:05"), headline(r)
+		} else if r, ok := failed[p.ID]; ok {
+			status, figures = "FAILED "+r.Ended.Format("15:04:05"), r.Error
 		}
 		fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", p.Seq, len(plan), p.ID, status, figures)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d of %d steps stored in %s\n", len(steps), len(plan), s.Dir)
+	fmt.Fprintf(out, "%d of %d steps stored in %s", len(steps), len(plan), s.Dir)
+	if n := len(failed); n > 0 {
+		fmt.Fprintf(out, "; %d failed (run the study again to retry them)", n)
+	}
+	fmt.Fprintln(out)
 	return nil
 }
 

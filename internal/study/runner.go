@@ -48,6 +48,8 @@ type runner struct {
 	steps   []Step
 	env     Environment
 	targets map[string]*target
+	// unprepared are the targets whose preparation failed, and why.
+	unprepared map[string]error
 }
 
 // Run runs a study into the store in dir, resuming after the steps stored there. On
@@ -62,7 +64,8 @@ func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) e
 		opts.Log = io.Discard
 	}
 	defer store.Unlock()
-	r := &runner{study: s, store: store, opts: opts, steps: Plan(s), env: machine(opts.Version), targets: map[string]*target{}}
+	r := &runner{study: s, store: store, opts: opts, steps: Plan(s), env: machine(opts.Version), targets: map[string]*target{},
+		unprepared: map[string]error{}}
 	if err := preflight(s, r.steps); err != nil {
 		return err
 	}
@@ -89,6 +92,7 @@ func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) e
 }
 
 func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
+	var failed []string
 	for i, step := range r.steps {
 		if done[step.ID] {
 			continue
@@ -102,25 +106,38 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 		if t := r.targets[step.Target]; t != nil {
 			res.RestoreSeconds = t.restoreSeconds
 		}
+		res.Ended = time.Now()
 		if err != nil {
 			if ctx.Err() != nil {
 				if res.Run != nil {
-					res.Ended = time.Now()
 					if serr := r.store.SaveInterrupted(res); serr != nil {
 						fmt.Fprintf(r.opts.Log, "storing the interrupted step: %v\n", serr)
 					}
 				}
 				return r.interrupted(step, ctx.Err())
 			}
-			return fmt.Errorf("study step %d/%d %s: %w", step.Seq, len(r.steps), step.ID, err)
+			err = fmt.Errorf("study step %d/%d %s: %w", step.Seq, len(r.steps), step.ID, err)
+			res.Error = strings.ReplaceAll(err.Error(), "\n", "; ")
+			if serr := r.store.SaveFailed(res); serr != nil {
+				fmt.Fprintf(r.opts.Log, "storing the failed step: %v\n", serr)
+			}
+			if r.study.OnFailure != FailureContinues {
+				return fmt.Errorf("%w (the steps before it are stored; run the study again to resume from it, or set on_failure: continue to go on past failed steps)", err)
+			}
+			fmt.Fprintf(r.opts.Log, "  FAILED, going on (on_failure: continue): %s\n", res.Error)
+			failed = append(failed, step.ID)
+			continue
 		}
-		res.Ended = time.Now()
 		if err := r.store.SaveStep(res); err != nil {
 			return err
 		}
 		if r.opts.afterStep != nil {
 			r.opts.afterStep(step)
 		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("study %s: %d of %d steps failed (%s) and are stored apart, the others are stored in %s: see storbench results list %s, and run the study again to retry them",
+			r.study.Name, len(failed), len(r.steps), strings.Join(failed, ", "), r.store.Dir, r.store.Dir)
 	}
 	fmt.Fprintf(r.opts.Log, "study %s: all %d steps stored in %s\n", r.study.Name, len(r.steps), r.store.Dir)
 	return nil
@@ -371,9 +388,23 @@ func (r *runner) target(ctx context.Context, name string) (*target, error) {
 			spec = s
 		}
 	}
+	if err, ok := r.unprepared[name]; ok {
+		return nil, fmt.Errorf("target %s could not be prepared for an earlier step: %w", name, err)
+	}
 	t := &target{spec: spec, reg: r.store.Registry(), store: r.store, workload: r.study.Workload,
 		version: r.opts.Version, log: r.opts.Log, maxUsers: maxUsers(r.steps)}
 	if err := t.prepare(ctx); err != nil {
+		// A server started before the failure (a build that filled its disk) is
+		// stopped, not left running for the rest of the study.
+		if t.dsn != "" {
+			if rerr := t.release(context.WithoutCancel(ctx), false); rerr != nil {
+				fmt.Fprintf(r.opts.Log, "target %s: stopping its instance: %v\n", name, rerr)
+			}
+		}
+		// Preparing again (creating, building) would fail the same way, for as long.
+		if ctx.Err() == nil {
+			r.unprepared[name] = err
+		}
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
 	r.targets[name] = t

@@ -22,7 +22,18 @@ type Study struct {
 	// Costs is the study's cost model (optional): the configurations compared, their
 	// hardware and licences, judged by the peaks of the series they name.
 	Costs *cost.Model `yaml:"costs"`
+	// OnFailure is what a failed step does to the study: stop it (the default), or
+	// continue with the next step (a target that could not be prepared has its other
+	// steps failed without trying again). Failed steps are stored apart and run again
+	// when the study is resumed.
+	OnFailure string `yaml:"on_failure"`
 }
+
+// What a failed step does to the study.
+const (
+	FailureStops     = "stop"
+	FailureContinues = "continue"
+)
 
 // Target is a database on one storage: managed (storbench creates the server on
 // Path) or external (a DSN).

@@ -3,7 +3,9 @@ package study
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -57,6 +59,9 @@ type StepResult struct {
 	// Checks are the consistency conditions verified on the database after a run.
 	Checks []CheckResult `json:"checks,omitempty"`
 	Notes  []string      `json:"notes,omitempty"`
+	// Error is why a failed step failed (failed steps are stored apart from the
+	// done ones, with what they measured before failing).
+	Error string `json:"error,omitempty"`
 }
 
 // CheckResult is one consistency condition of 3.3.2 as verified after a step.
@@ -191,13 +196,47 @@ func (s *Store) ScratchDir(name string) string { return s.path("scratch", name) 
 
 func stepFile(seq int) string { return filepath.Join("steps", fmt.Sprintf("%04d.json", seq)) }
 
-// SaveStep stores a finished step.
-func (s *Store) SaveStep(r *StepResult) error { return s.writeJSON(stepFile(r.Step.Seq), r) }
+// SaveStep stores a finished step; a failure of it stored earlier is removed.
+func (s *Store) SaveStep(r *StepResult) error {
+	if err := s.writeJSON(stepFile(r.Step.Seq), r); err != nil {
+		return err
+	}
+	if err := os.Remove(s.path(failedFile(r.Step.Seq))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
 
 // SaveInterrupted keeps what an interrupted step measured, apart from the finished
 // steps: the step still counts as not done, and a resumed study runs it again.
 func (s *Store) SaveInterrupted(r *StepResult) error {
 	return s.writeJSON(strings.TrimSuffix(stepFile(r.Step.Seq), ".json")+"-interrupted.json", r)
+}
+
+func failedFile(seq int) string { return strings.TrimSuffix(stepFile(seq), ".json") + "-failed.json" }
+
+// SaveFailed keeps a failed step, its error and what it measured, apart from the
+// finished steps: a resumed study runs it again.
+func (s *Store) SaveFailed(r *StepResult) error { return s.writeJSON(failedFile(r.Step.Seq), r) }
+
+var failedName = regexp.MustCompile(`^\d{4}-failed\.json$`)
+
+// Failed reads the failed steps that have not succeeded since, in plan order. A
+// file that does not read is skipped: it only ever adds to a report.
+func (s *Store) Failed() []StepResult {
+	entries, _ := os.ReadDir(s.path("steps"))
+	var out []StepResult
+	for _, e := range entries {
+		if !failedName.MatchString(e.Name()) {
+			continue
+		}
+		var r StepResult
+		if b, err := os.ReadFile(s.path("steps", e.Name())); err == nil && json.Unmarshal(b, &r) == nil && r.Error != "" {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Step.Seq < out[j].Step.Seq })
+	return out
 }
 
 // Done returns the IDs of the stored steps.

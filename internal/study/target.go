@@ -186,7 +186,7 @@ func (t *target) build(ctx context.Context, db engine.Database) error {
 	storage := engine.WatchStorage(ctx, db)
 	_, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
 		Seed: t.workload.Seed, Version: t.version})
-	return storage.Explain(db, err)
+	return storage.Explain(db, err, "then run the study again")
 }
 
 // prepareExternal connects with the password from the environment and builds the
