@@ -1,6 +1,7 @@
 // Package localserver holds what starting a database server on this machine needs,
 // whatever the engine: the system user it runs as when storbench is root, directories
-// that user can reach, and a free loopback port.
+// that user can reach, a free loopback port, and the network namespace it runs in when
+// a test gives it one.
 package localserver
 
 import (
@@ -12,10 +13,13 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/childproc"
 )
@@ -86,6 +90,76 @@ func Run(ctx context.Context, cred *syscall.Credential, stdin io.Reader, prog st
 	return out.String(), nil
 }
 
+// InNetNS runs f on an OS thread moved into the network namespace at path (such as
+// /run/netns/NAME; "" : f runs here, in this process's namespace). Programs f starts
+// and sockets f opens belong to that namespace for their whole life, whichever thread
+// uses them later.
+func InNetNS(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		back, err := enterNetNS(path)
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- err
+			return
+		}
+		defer func() {
+			// The thread goes back before the runtime may reuse it. It must not end
+			// instead (as a goroutine ending locked ends its thread): the kernel would
+			// kill the children any goroutine started from it (Pdeathsig, childproc).
+			// If it cannot go back, it stays locked and ends: the lesser harm.
+			if back() == nil {
+				runtime.UnlockOSThread()
+			}
+		}()
+		errc <- f()
+	}()
+	return <-errc
+}
+
+// enterNetNS moves this (locked) thread into the network namespace at path and
+// returns the function that moves it back.
+func enterNetNS(path string) (back func() error, err error) {
+	orig, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		return nil, err
+	}
+	ns, err := os.Open(path)
+	if err != nil {
+		orig.Close()
+		return nil, err
+	}
+	defer ns.Close()
+	if err := unix.Setns(int(ns.Fd()), unix.CLONE_NEWNET); err != nil {
+		orig.Close()
+		return nil, fmt.Errorf("enter network namespace %s: %w", path, err)
+	}
+	return func() error {
+		defer orig.Close()
+		return unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET)
+	}, nil
+}
+
+// NetNSDialer returns a dial function (net.Dialer.DialContext's signature, as pgx's
+// DialFunc and http.Transport.DialContext take) whose connections are opened in the
+// network namespace at path ("" : this process's). addr must hold an IP address: a
+// name would be resolved on other threads, in this process's namespace.
+func NetNSDialer(path string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var conn net.Conn
+		err := InNetNS(path, func() error {
+			var err error
+			conn, err = (&net.Dialer{}).DialContext(ctx, network, addr)
+			return err
+		})
+		return conn, err
+	}
+}
+
 // SyncBuffer collects a child's output, written by exec's copying goroutine while
 // another reads it (a server's early log, a command's progress).
 type SyncBuffer struct {
@@ -103,4 +177,18 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// AppendFile appends text to an existing configuration file (a server reads its last
+// setting of a name, so appending overrides).
+func AppendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

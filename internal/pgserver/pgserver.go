@@ -1,6 +1,8 @@
 // Package pgserver starts and stops a private PostgreSQL server in a directory, on a
 // free loopback port: the throwaway servers of tests, benchmarks and the quick start.
 // initdb refuses to run as root, so as root the server runs as the postgres user.
+// Tests that build a network (internal/netlab) run it in a network namespace, on the
+// address they give.
 package pgserver
 
 import (
@@ -8,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,20 +26,30 @@ import (
 
 // Server is a running PostgreSQL server that this package started.
 type Server struct {
-	Dir  string // data directory
-	Port int
-	bin  string
-	cred *syscall.Credential // nil: run as ourselves
+	Dir   string // data directory
+	Port  int
+	Host  string // address it listens on and is reached at
+	bin   string
+	cred  *syscall.Credential // nil: run as ourselves
+	netns string              // network namespace path its programs run in; "": ours
 }
 
-// Options configure Init and Start.
+// Options configure Init and Start. Listen and NetNS are for Init's servers only:
+// standbys and restored servers stay on loopback, in this process's namespace.
 type Options struct {
 	// Dir is the data directory to create; it must not exist or be empty.
 	Dir string
 	// WALDir, when set, holds the write-ahead log (initdb -X): another storage target.
 	WALDir string
-	// Port to listen on (loopback); 0 picks a free one.
+	// Port to listen on; 0 picks a free one on loopback.
 	Port int
+	// Listen is the address to listen on and to reach the server at ("": 127.0.0.1).
+	Listen string
+	// NetNS is the path of a network namespace (/run/netns/NAME) in which the server
+	// and the programs run for it (initdb, pg_ctl…) live, and in which this package
+	// connects to it; "": this process's namespace. Port 0 picks a port free in this
+	// process's namespace, not in that one: give a port.
+	NetNS string
 	// Settings are extra postgresql.conf parameters (name → value).
 	Settings map[string]string
 }
@@ -87,12 +100,17 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 // Init creates a cluster in opts.Dir with trust authentication for the user
-// "postgres", listening on loopback only, and writes its settings.
+// "postgres" on loopback, listening on opts.Listen (loopback by default), and writes
+// its settings.
 func Init(ctx context.Context, opts Options) (*Server, error) {
 	s, err := Existing(opts.Dir, opts.Port)
 	if err != nil {
 		return nil, err
 	}
+	if opts.Listen != "" {
+		s.Host = opts.Listen
+	}
+	s.netns = opts.NetNS
 	if err := s.prepareDir(s.Dir); err != nil {
 		return nil, err
 	}
@@ -118,19 +136,11 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 // postgresql.conf (later lines win, so a copied primary's values are overridden).
 func (s *Server) appendSettings(settings map[string]string) error {
 	// TCP only: a socket in the data directory would be limited to ~100-byte paths.
-	conf := fmt.Sprintf("\n# storbench\nport = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n", s.Port)
+	conf := fmt.Sprintf("\n# storbench\nport = %d\nlisten_addresses = '%s'\nunix_socket_directories = ''\n", s.Port, s.Host)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		conf += fmt.Sprintf("%s = '%s'\n", k, settings[k])
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(conf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return localserver.AppendFile(filepath.Join(s.Dir, "postgresql.conf"), conf)
 }
 
 // Existing returns the server of an initialised data directory listening on port.
@@ -146,7 +156,7 @@ func Existing(dir string, port int) (*Server, error) {
 // later, other PostgreSQL version must not touch the cluster).
 func At(bin, dir string, port int) (*Server, error) {
 	var err error
-	s := &Server{Dir: dir, Port: port, bin: bin}
+	s := &Server{Dir: dir, Port: port, Host: "127.0.0.1", bin: bin}
 	if os.Geteuid() == 0 {
 		if s.cred, err = localserver.ServiceUser("postgres"); err != nil {
 			return nil, err
@@ -191,7 +201,7 @@ func (s *Server) BaseBackup(ctx context.Context, dir string) error {
 		return err
 	}
 	return s.run(ctx, "pg_basebackup", "-D", dir, "-F", "p", "-X", "stream", "-c", "fast",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres")
+		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres")
 }
 
 // InitStandby makes dir a streaming standby of the server at primaryPort: a base backup
@@ -207,7 +217,7 @@ func InitStandby(ctx context.Context, primaryPort int, appName string, opts Opti
 			return nil, err
 		}
 	}
-	primary := &Server{Port: primaryPort, bin: s.bin, cred: s.cred}
+	primary := &Server{Port: primaryPort, Host: "127.0.0.1", bin: s.bin, cred: s.cred}
 	if err := primary.BaseBackup(ctx, opts.Dir); err != nil {
 		return nil, err
 	}
@@ -237,14 +247,14 @@ func (s *Server) Dump(ctx context.Context, dir, db string, jobs int) error {
 		return err
 	}
 	return s.run(ctx, "pg_dump", "-F", "d", "-j", strconv.Itoa(jobs), "-f", dir,
-		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres", db)
+		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", db)
 }
 
 // LoadDump restores the logical backup in dir into database db of the running server,
 // replacing the objects it holds (pg_restore --clean), jobs in parallel.
 func (s *Server) LoadDump(ctx context.Context, dir, db string, jobs int) error {
 	return s.run(ctx, "pg_restore", "--clean", "--if-exists", "-j", strconv.Itoa(jobs), "-d", db,
-		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres", dir)
+		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", dir)
 }
 
 // RestoreBase replaces the stopped server's data directory with the physical backup in
@@ -315,12 +325,23 @@ func (s *Server) BinDir() string { return s.bin }
 
 // DSN returns a URL for database db on this server.
 func (s *Server) DSN(db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.Port, db)
+	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)), db)
+}
+
+// Connect opens a session on database db as the user "postgres", from the server's
+// network namespace.
+func (s *Server) Connect(ctx context.Context, db string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(s.DSN(db))
+	if err != nil {
+		return nil, err
+	}
+	cfg.DialFunc = localserver.NetNSDialer(s.netns)
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 // CreateDatabase creates an empty database.
 func (s *Server) CreateDatabase(ctx context.Context, name string) error {
-	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	conn, err := s.Connect(ctx, "postgres")
 	if err != nil {
 		return err
 	}
@@ -332,7 +353,7 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) error {
 // SetSyncStandby makes every commit wait for the standby named appName ("" : for none)
 // and reloads the configuration.
 func (s *Server) SetSyncStandby(ctx context.Context, appName string) error {
-	conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+	conn, err := s.Connect(ctx, "postgres")
 	if err != nil {
 		return err
 	}
@@ -361,10 +382,12 @@ func (s *Server) Log() string {
 }
 
 func (s *Server) run(ctx context.Context, prog string, args ...string) error {
-	if out, err := localserver.Run(ctx, s.cred, nil, filepath.Join(s.bin, prog), args...); err != nil {
-		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out))
-	}
-	return nil
+	return localserver.InNetNS(s.netns, func() error {
+		if out, err := localserver.Run(ctx, s.cred, nil, filepath.Join(s.bin, prog), args...); err != nil {
+			return fmt.Errorf("%w: %s", err, strings.TrimSpace(out))
+		}
+		return nil
+	})
 }
 
 // prepareDir creates dir for the server's user (see localserver.PrepareDir).
