@@ -88,6 +88,32 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	return t, nil
 }
 
+// ExternalBackuper is a Server that can also back up a server storbench does not
+// manage, reached at its DSN over the network.
+type ExternalBackuper interface {
+	BackupExternal(ctx context.Context, dsn, dir string) error
+}
+
+// BackupExternal takes a physical backup of an external engineName server at dsn
+// into dir (an empty or new directory, marked as owner's, removed with
+// RemoveBackup(dir, owner)), timed like Backup. The backup is not restorable by
+// storbench: it is a consolidation's noise, a copy of what the server holds.
+func BackupExternal(ctx context.Context, engineName, dsn, dir, owner string) (Transfer, error) {
+	b, ok := servers[engineName].(ExternalBackuper)
+	if !ok {
+		return Transfer{}, fmt.Errorf("%w: storbench cannot take a physical backup of an external %s server", engine.ErrInput, engineName)
+	}
+	if _, err := claim(dir, owner); err != nil {
+		return Transfer{}, err
+	}
+	t, err := timed(backupFiles(dir), func() error { return b.BackupExternal(ctx, dsn, backupFiles(dir)) })
+	if err != nil {
+		_ = release(dir, owner)
+		return Transfer{}, fmt.Errorf("backup of %s: %w", engine.RedactDSN(dsn), err)
+	}
+	return t, nil
+}
+
 // RemoveBackup removes a backup that Backup made of the named instance in dir, and
 // dir itself only if storbench created it; anything without its marker stays.
 func RemoveBackup(dir, name string) error { return release(dir, name) }

@@ -34,6 +34,8 @@ type Sample struct {
 	// Latency is per-I/O latency from block tracepoints, when available.
 	Latency  []Latency `json:"io_latency,omitempty"`
 	Database *Database `json:"database,omitempty"`
+	// Scrape says when a remote host's figures were read (node_exporter only).
+	Scrape *Scrape `json:"scrape,omitempty"`
 }
 
 // CPUTimes are cumulative times of all CPUs in each state, in any one unit (/proc/stat

@@ -30,6 +30,12 @@ type Config struct {
 	Host string
 	// Devices names the exporter's disks to sample (default: every whole disk).
 	Devices []string
+	// MaxClockSkew bounds how far Host's clock (its node_time_seconds) may be from
+	// this machine's at the first scrape, or New fails: 0 means DefaultMaxClockSkew,
+	// a negative value skips the check (the skew is still measured and reported).
+	// Samples are placed by this machine's clock whatever the skew; the bound keeps
+	// the host's own timestamps (logs, the database's) comparable with the run's.
+	MaxClockSkew time.Duration
 	// Database, when set, is sampled for its own counters.
 	Database engine.Observer
 	// IOLatency is "auto" (trace per-I/O latency when possible), "on" (fail when not
@@ -46,6 +52,7 @@ type Monitor struct {
 	sampler  *Sampler
 	report   Report
 	database *databaseCollector
+	host     *NodeExporter // nil when sampling this host
 	started  bool
 	stopped  bool
 }
@@ -55,6 +62,7 @@ const (
 	cpuSource     = "/proc/stat, all CPUs: user = user + nice, system = system + irq + softirq"
 	memorySource  = "/proc/meminfo: used = MemTotal - MemAvailable, cache = Cached + Buffers"
 	diskSource    = "/proc/diskstats per whole disk, iostat formulas: await = I/O time ÷ I/Os completed (an average per I/O, not a percentile); busy = time with at least one I/O in flight (not saturation for SSD/NVMe); MB = 10^6 bytes"
+	clockSource   = "clock skew = node_time_seconds (the host's clock, node_exporter's time collector) - the scrape's midpoint on this machine's clock; round trip = request sent to the answer's first byte; samples are placed at the midpoint, within ± half the round trip"
 	latencySource = "bpftrace on block:block_rq_issue → block:block_rq_complete, each request timed from issue to completion (matched by device and sector; flushes and discards included) in a histogram with buckets within 6.25%; a percentile is its bucket's upper edge"
 )
 
@@ -103,7 +111,12 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	}
 	if err := m.sampler.Prime(ctx)["node_exporter"]; err != nil {
 		m.Close()
-		return nil, fmt.Errorf("%w: --metrics-host: %v", engine.ErrInput, err)
+		// The collector's errors name the URL and what to do: one line, as the user
+		// can fix it.
+		return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
+	}
+	if m.host != nil && m.host.clock.FirstSkewMs == nil {
+		m.sampler.Note("%s's clock not compared with this machine's: its node_exporter reports no node_time_seconds (enable its time collector); its figures are placed by this machine's clock all the same", m.host.shown)
 	}
 	return m, nil
 }
@@ -121,13 +134,18 @@ func (m *Monitor) remote(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.MaxClockSkew != 0 {
+		n.maxSkew = cfg.MaxClockSkew
+	}
+	m.host = n
 	m.sampler.Add("node_exporter", n)
-	m.report.Source = "node_exporter at " + cfg.Host
+	m.report.Source = "node_exporter at " + n.shown
 	m.report.Sources["cpu"] = "node_cpu_seconds_total (as " + cpuSource + ")"
 	m.report.Sources["memory"] = "node_memory_*_bytes (as " + memorySource + ")"
 	m.report.Sources["disks"] = "node_disk_*_total (as " + diskSource + ")"
+	m.report.Sources["clock"] = clockSource
 	if cfg.IOLatency == "auto" {
-		m.sampler.Note("per-I/O latency not available: it is traced on this host only, and the disks are on %s", cfg.Host)
+		m.sampler.Note("per-I/O latency not available: it is traced on this host only, and the disks are on %s", n.shown)
 	}
 	return nil
 }
@@ -217,8 +235,27 @@ func (m *Monitor) Stop(ctx context.Context, from, to float64) *Report {
 	if m.database != nil && m.database.source != "" {
 		r.Sources["database"] = m.database.source
 	}
+	if m.host != nil {
+		m.noteClock()
+		c := m.host.clock
+		r.Clock = &c
+	}
 	r.Notes = m.sampler.Notes()
 	return &r
+}
+
+// noteClock says when the host's figures cannot be placed within half an interval, and
+// when its clock moved past the bound after the first scrape passed it.
+func (m *Monitor) noteClock() {
+	n, c, interval := m.host, m.host.clock, m.report.IntervalSeconds
+	if rtt := c.MaxRoundTripMs / 1000; rtt > interval/2 {
+		m.sampler.Note("the slowest scrape of %s took %.3f s from request to answer, more than half the %gs interval: its figures are placed on this machine's timeline only within ±%.3f s",
+			n.shown, rtt, interval, rtt/2)
+	}
+	if c.MaxAbsSkewMs != nil && n.maxSkew >= 0 && *c.MaxAbsSkewMs/1000 > n.maxSkew.Seconds() {
+		m.sampler.Note("%s's clock was up to %.1f s from this machine's during the run, more than the %s allowed: its own timestamps (logs, the database's) are off by as much; its figures are placed by this machine's clock all the same",
+			n.shown, *c.MaxAbsSkewMs/1000, n.maxSkew)
+	}
 }
 
 // Close releases a Monitor that was not stopped: it ends sampling, or stops the

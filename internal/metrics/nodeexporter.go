@@ -3,16 +3,21 @@ package metrics
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -37,11 +42,47 @@ type NodeExporter struct {
 	prev  *nodeReading
 	// now is replaceable so tests can check rates against a known interval.
 	now func() time.Time
+	// maxSkew bounds |node_time_seconds − this machine's clock| before anything is
+	// measured; negative: not checked.
+	maxSkew time.Duration
+	clock   HostClock
+}
+
+// DefaultMaxClockSkew is how far a host's clock may be from this machine's when
+// Config.MaxClockSkew is 0: NTP keeps hosts within milliseconds, so seconds mean a host
+// without time synchronisation, whose own timestamps (logs, the database's) cannot be
+// set beside this machine's.
+const DefaultMaxClockSkew = 2 * time.Second
+
+// HostClock is how a remote host's clock compared with this machine's at the scrapes.
+// Skews are node_time_seconds − the scrape's midpoint on this machine's clock, in ms:
+// positive when the host's clock is ahead. They are absent when the host does not
+// export node_time_seconds.
+type HostClock struct {
+	Host         string   `json:"host"` // the metrics URL, without its password
+	Scrapes      int      `json:"scrapes"`
+	FirstSkewMs  *float64 `json:"first_skew_ms,omitempty"`
+	MaxAbsSkewMs *float64 `json:"max_abs_skew_ms,omitempty"`
+	// MaxRoundTripMs is the slowest scrape, from request sent to the answer's first
+	// byte: a sample's placement on this machine's timeline is within ± half of it.
+	MaxRoundTripMs float64 `json:"max_round_trip_ms"`
+}
+
+// Scrape is when a remote host's figures in a sample were read, on this machine's
+// clock (the sample's T is the sampler's tick nearest to it).
+type Scrape struct {
+	// At is the midpoint of the request sent and the answer's first byte.
+	At time.Time `json:"at"`
+	// Seconds is the time since the previous good scrape's At: the interval the
+	// sample's rates are over (several ticks after a failed scrape).
+	Seconds     float64  `json:"interval_s"`
+	RoundTripMs float64  `json:"round_trip_ms"`
+	SkewMs      *float64 `json:"skew_ms,omitempty"` // as in HostClock
 }
 
 // nodeReading is one scrape's cumulative counters and levels.
 type nodeReading struct {
-	at    time.Time
+	at    time.Time // the scrape's midpoint on this machine's clock
 	cpu   CPUTimes
 	mem   Memory
 	disks map[string]DiskCounters
@@ -70,7 +111,8 @@ func NewNodeExporter(rawURL string, devices map[string][]string, client *http.Cl
 	if client == nil {
 		client = http.DefaultClient
 	}
-	n := &NodeExporter{url: u.String(), shown: u.Redacted(), client: client, now: time.Now}
+	n := &NodeExporter{url: u.String(), shown: u.Redacted(), client: client, now: time.Now, maxSkew: DefaultMaxClockSkew}
+	n.clock.Host = n.shown
 	if len(devices) > 0 {
 		n.named = make(map[string][]string, len(devices))
 		for name, roles := range devices {
@@ -81,14 +123,25 @@ func NewNodeExporter(rawURL string, devices map[string][]string, client *http.Cl
 }
 
 // Collect scrapes the exporter and, from the second call on, adds the CPU shares,
-// memory levels and disk figures since the previous successful scrape. Rates use
-// the local times the scrapes completed, so an interval after a failed scrape spans
-// the real time since the last good one.
+// memory levels and disk figures since the previous successful scrape. Every time is
+// this machine's (see scrape): the host's clock only enters the skew, so hosts whose
+// clocks disagree still line up on one timeline. Rates are over the time between the
+// scrapes' midpoints, so an interval after a failed scrape spans the real time since
+// the last good one. Until a scrape succeeds, a host clock further off than maxSkew is
+// an error.
 func (n *NodeExporter) Collect(ctx context.Context, s *Sample) error {
-	families, err := n.scrape(ctx)
-	at := n.now()
+	families, at, rtt, err := n.scrape(ctx)
 	if err != nil {
 		return err
+	}
+	skew := n.recordClock(families, at, rtt)
+	if n.prev == nil && skew != nil && n.maxSkew >= 0 && math.Abs(*skew) > n.maxSkew.Seconds() {
+		side := "ahead of"
+		if *skew < 0 {
+			side = "behind"
+		}
+		return fmt.Errorf("host %s: its clock is %s s %s this machine's (node_time_seconds at the scrape, ±%.3f s round trip): more than the %s allowed; synchronise its clock (NTP, chrony) or raise metrics.max_clock_skew",
+			n.shown, strconv.FormatFloat(math.Abs(*skew), 'g', 3, 64), side, rtt.Seconds(), n.maxSkew)
 	}
 	cur, err := n.reading(families)
 	if err != nil {
@@ -101,6 +154,10 @@ func (n *NodeExporter) Collect(ctx context.Context, s *Sample) error {
 	}
 	if prev := n.prev; prev != nil {
 		seconds := cur.at.Sub(prev.at).Seconds()
+		s.Scrape = &Scrape{At: at, Seconds: seconds, RoundTripMs: ms(rtt)}
+		if skew != nil {
+			s.Scrape.SkewMs = ptr(*skew * 1000)
+		}
 		s.CPU = cpuShares(cur.cpu.minus(prev.cpu))
 		mem := cur.mem
 		s.Memory = &mem
@@ -116,40 +173,117 @@ func (n *NodeExporter) Collect(ctx context.Context, s *Sample) error {
 	return nil
 }
 
-func (n *NodeExporter) scrape(ctx context.Context) (map[string][]nodeSample, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url, nil)
+// recordClock adds a scrape's round trip and, when the host exports
+// node_time_seconds, its skew in seconds (returned) to n.clock.
+func (n *NodeExporter) recordClock(families map[string][]nodeSample, at time.Time, rtt time.Duration) *float64 {
+	c := &n.clock
+	c.Scrapes++
+	c.MaxRoundTripMs = max(c.MaxRoundTripMs, ms(rtt))
+	t := families["node_time_seconds"]
+	if len(t) == 0 {
+		return nil
+	}
+	// In seconds: float64 holds the Unix time to well under a microsecond.
+	skew := t[0].value - float64(at.UnixNano())/1e9
+	if c.FirstSkewMs == nil {
+		c.FirstSkewMs = ptr(skew * 1000)
+	}
+	if c.MaxAbsSkewMs == nil || math.Abs(skew)*1000 > *c.MaxAbsSkewMs {
+		c.MaxAbsSkewMs = ptr(math.Abs(skew) * 1000)
+	}
+	return &skew
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func ptr[T any](v T) *T { return &v }
+
+// scrape reads the exporter's metrics and when they were read on this machine's
+// clock: at, the midpoint of the request sent and the answer's first byte, within
+// ± rtt/2 of the true instant. node_exporter (promhttp) gathers every collector's
+// figures, node_time_seconds included, after it has the request and before it writes
+// a byte, so they were read inside that span; its midpoint is the estimate whose
+// worst error is smallest, and is right when the network's two directions take as
+// long (as NTP assumes). The span starts when the request is written, not before a
+// new connection's dial and TLS handshake, and ends at the first byte, not after the
+// body's transfer, either of which would widen it and shift the midpoint. Any
+// timestamps in the answer (the text format allows them) are the host's clock and
+// are ignored.
+func (n *NodeExporter) scrape(ctx context.Context) (_ map[string][]nodeSample, at time.Time, rtt time.Duration, _ error) {
+	// The request can be written again on a fresh connection when a kept-alive one
+	// was closed: the last write counts. The hook runs on the transport's goroutine.
+	var mu sync.Mutex
+	sent := n.now()
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		t := n.now()
+		mu.Lock()
+		sent = t
+		mu.Unlock()
+	}}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet, n.url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("node_exporter at %s: %w", n.shown, err)
+		return nil, at, 0, fmt.Errorf("node_exporter at %s: %w", n.shown, err)
 	}
 	// The text format is the one every node_exporter version serves; asking for it
 	// keeps newer ones from answering in protobuf or OpenMetrics, or with UTF-8 names.
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("scraping node_exporter: %w", err)
+		return nil, at, 0, n.unreachable(err)
 	}
+	first := n.now() // Do returns once the status line and headers are read
+	mu.Lock()
+	rtt = max(first.Sub(sent), 0)
+	mu.Unlock()
+	at = first.Add(-rtt / 2)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxScrapeBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("scraping node_exporter at %s: %w", n.shown, err)
+		return nil, at, 0, fmt.Errorf("scraping node_exporter at %s: %w", n.shown, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("node_exporter at %s answered %s: %s", n.shown, resp.Status, firstBodyLine(body))
+		said := firstBodyLine(body)
+		if said != "" {
+			said = " (" + said + ")"
+		}
+		return nil, at, 0, fmt.Errorf("node_exporter at %s answered %s%s: give node_exporter's metrics URL, e.g. http://db-host:9100/metrics, and check its log",
+			n.shown, resp.Status, said)
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/plain" {
-			return nil, fmt.Errorf("%s answered with %q, not Prometheus text metrics: give node_exporter's metrics URL, e.g. http://db-host:9100/metrics",
+			return nil, at, 0, fmt.Errorf("%s answered with %q, not Prometheus text metrics: give node_exporter's metrics URL, e.g. http://db-host:9100/metrics",
 				n.shown, ct)
 		}
 	}
 	if len(body) > maxScrapeBytes {
-		return nil, fmt.Errorf("node_exporter at %s answered more than %d MiB: is it node_exporter's metrics URL?", n.shown, maxScrapeBytes>>20)
+		return nil, at, 0, fmt.Errorf("node_exporter at %s answered more than %d MiB: is it node_exporter's metrics URL?", n.shown, maxScrapeBytes>>20)
 	}
 	families, err := parseTextMetrics(body)
 	if err != nil {
-		return nil, fmt.Errorf("parsing node_exporter's metrics from %s: %w", n.shown, err)
+		return nil, at, 0, fmt.Errorf("%s did not answer in Prometheus's text format (%w): give node_exporter's metrics URL, e.g. http://db-host:9100/metrics",
+			n.shown, err)
 	}
-	return families, nil
+	return families, at, rtt, nil
+}
+
+// unreachable explains a request that got no answer, with what to check. The cause
+// stays wrapped: a caller's deadline must still be recognisable.
+func (n *NodeExporter) unreachable(err error) error {
+	cause := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause = ue.Err // without the URL, which the message gives once
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return fmt.Errorf("node_exporter at %s did not answer in time (%w): check the URL's host and port, that no firewall drops this machine's packets, and the host's load",
+			n.shown, cause)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("node_exporter at %s refused the connection (%w): start node_exporter on that host (Debian: apt install prometheus-node-exporter) or correct the URL's host and port",
+			n.shown, cause)
+	}
+	return fmt.Errorf("cannot reach node_exporter at %s (%w): check the URL's host name and port, and that no firewall blocks this machine",
+		n.shown, cause)
 }
 
 func firstBodyLine(b []byte) string {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,6 +34,10 @@ type fixtureExporter struct {
 	body   string
 	status int
 	ctype  string
+	// hostClock, when set, is the host's clock offset from this machine's: each
+	// answer ends with node_time_seconds read from it, as node_exporter's time
+	// collector writes it.
+	hostClock *time.Duration
 }
 
 func newFixtureExporter(t *testing.T) *fixtureExporter {
@@ -44,8 +49,11 @@ func newFixtureExporter(t *testing.T) *fixtureExporter {
 			return
 		}
 		f.mu.Lock()
-		body, status, ctype := f.body, f.status, f.ctype
+		body, status, ctype, offset := f.body, f.status, f.ctype, f.hostClock
 		f.mu.Unlock()
+		if offset != nil {
+			body += nodeTimeLines(time.Now().Add(*offset))
+		}
 		w.Header().Set("Content-Type", ctype)
 		w.WriteHeader(status)
 		fmt.Fprint(w, body)
@@ -67,6 +75,21 @@ func (f *fixtureExporter) serve(t *testing.T, name string) {
 		body = string(b)
 	}
 	f.answer(http.StatusOK, "text/plain; version=0.0.4; charset=utf-8", body)
+}
+
+// setHostClock makes the answers carry node_time_seconds offset from this machine's
+// clock.
+func (f *fixtureExporter) setHostClock(offset time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hostClock = &offset
+}
+
+// nodeTimeLines is node_time_seconds as node_exporter 1.5.0's time collector writes it
+// (captured from Debian's prometheus-node-exporter), at t.
+func nodeTimeLines(t time.Time) string {
+	return "# HELP node_time_seconds System time in seconds since epoch (1970).\n# TYPE node_time_seconds gauge\n" +
+		"node_time_seconds " + strconv.FormatFloat(float64(t.UnixNano())/1e9, 'g', -1, 64) + "\n"
 }
 
 func (f *fixtureExporter) answer(status int, ctype, body string) {
@@ -195,6 +218,9 @@ func TestNodeExporterFigures(t *testing.T) {
 
 	checkFixtureCPU(t, s.CPU)
 	checkFixtureMemory(t, s.Memory)
+	if s.Scrape == nil || s.Scrape.Seconds != 2 || s.Scrape.SkewMs != nil {
+		t.Errorf("scrape = %+v, want a 2 s interval and no skew (the fixtures have no node_time_seconds)", s.Scrape)
+	}
 	if len(s.Disks) != 2 {
 		t.Fatalf("disks = %+v, want dm-0 and vda", s.Disks)
 	}
@@ -425,7 +451,7 @@ retry:
 	for attempt := 1; ; attempt++ {
 		addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 		cmd := exec.Command(exe, "--web.listen-address="+addr, "--collector.disable-defaults",
-			"--collector.cpu", "--collector.diskstats", "--collector.meminfo")
+			"--collector.cpu", "--collector.diskstats", "--collector.meminfo", "--collector.time")
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		// Its own process group so the kill reaches all of it; Pdeathsig because a
@@ -619,5 +645,287 @@ func TestNodeExporterRealExporter(t *testing.T) {
 	t.Logf("memory: %+v", *m)
 	if mi.MemTotalBytes == nil || m.Total != *mi.MemTotalBytes || m.Used == 0 || m.Used > m.Total || m.Cache == 0 {
 		t.Errorf("memory %+v, /proc/meminfo MemTotal %v", *m, mi.MemTotalBytes)
+	}
+}
+
+// newRemoteMonitor starts a Monitor on url as a study's controller would, or returns
+// New's error.
+func newRemoteMonitor(t *testing.T, url string, interval, maxSkew time.Duration) (*Monitor, error) {
+	t.Helper()
+	m, err := New(context.Background(), Config{Interval: interval, Host: url, IOLatency: "off", MaxClockSkew: maxSkew})
+	if err == nil {
+		t.Cleanup(m.Close)
+	}
+	return m, err
+}
+
+// runMonitor samples for d and returns the report.
+func runMonitor(m *Monitor, d time.Duration) *Report {
+	m.Start(context.Background(), time.Now())
+	time.Sleep(d)
+	return m.Stop(context.Background(), -1e9, 1e9)
+}
+
+func checkOneLineInput(t *testing.T, err error, want ...string) {
+	t.Helper()
+	if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %q: want one line wrapping ErrInput", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+}
+
+// A host clock more than the bound away fails New, saying which way and how far.
+func TestNodeExporterClockSkewTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		offset time.Duration
+		want   string
+	}{
+		{60 * time.Second, "its clock is 60 s ahead of this machine's"},
+		{-60 * time.Second, "its clock is 60 s behind this machine's"},
+	} {
+		t.Run(c.offset.String(), func(t *testing.T) {
+			f := newFixtureExporter(t)
+			f.serve(t, "first.prom")
+			f.setHostClock(c.offset)
+			_, err := newRemoteMonitor(t, f.URL+"/metrics", time.Second, 0)
+			if err == nil {
+				t.Fatal("New accepted a host 60 s off")
+			}
+			checkOneLineInput(t, err, "host "+f.URL+"/metrics: ", c.want, "round trip): more than the 2s allowed",
+				"synchronise its clock (NTP, chrony) or raise metrics.max_clock_skew")
+		})
+	}
+}
+
+// Within the bound (or with the check off), the skew is measured at every scrape and
+// reported; it does not move the samples, which stay on this machine's clock.
+func TestNodeExporterClockSkewRecorded(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		offset, maxSkew time.Duration
+	}{
+		{"within default", 500 * time.Millisecond, 0},
+		{"check off", -60 * time.Second, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixtureExporter(t)
+			f.serve(t, "first.prom")
+			f.setHostClock(c.offset)
+			m, err := newRemoteMonitor(t, f.URL+"/metrics", 100*time.Millisecond, c.maxSkew)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runMonitor(m, 250*time.Millisecond)
+			want := float64(c.offset / time.Millisecond)
+			// The fixture reads its clock within the scrape: ± half the round trip.
+			tol := r.Clock.MaxRoundTripMs/2 + 1
+			cl := r.Clock
+			if cl == nil || cl.Host != f.URL+"/metrics" || cl.Scrapes < 3 || cl.FirstSkewMs == nil || cl.MaxAbsSkewMs == nil {
+				t.Fatalf("clock = %+v", cl)
+			}
+			if math.Abs(*cl.FirstSkewMs-want) > tol || math.Abs(*cl.MaxAbsSkewMs-math.Abs(want)) > tol {
+				t.Errorf("skew first %v ms, max |%v| ms; want %v ± %v", *cl.FirstSkewMs, *cl.MaxAbsSkewMs, want, tol)
+			}
+			if cl.MaxRoundTripMs <= 0 || cl.MaxRoundTripMs > 50 {
+				t.Errorf("worst round trip %v ms on loopback", cl.MaxRoundTripMs)
+			}
+			if !strings.Contains(r.Sources["clock"], "node_time_seconds") {
+				t.Errorf("clock source = %q", r.Sources["clock"])
+			}
+			if len(r.Notes) > 0 {
+				t.Errorf("notes %q", r.Notes)
+			}
+			var text strings.Builder
+			WriteText(&text, r, "run")
+			if !strings.Contains(text.String(), fmt.Sprintf("clock of %s: %c", cl.Host, fmt.Sprintf("%+f", want)[0])) {
+				t.Errorf("text lacks the clock line:\n%s", text.String())
+			}
+			var scraped int
+			for _, s := range r.Samples {
+				if s.Scrape == nil {
+					continue
+				}
+				scraped++
+				if s.Scrape.SkewMs == nil || math.Abs(*s.Scrape.SkewMs-want) > tol {
+					t.Errorf("sample at %v: scrape %+v, want skew %v ms", s.T, s.Scrape, want)
+				}
+				// Placed by this machine's clock: the scrape is within the collection
+				// that started at the sample's time.
+				if d := s.Scrape.At.Sub(s.Time); d < 0 || d > 50*time.Millisecond {
+					t.Errorf("sample taken at %v scraped at %v", s.Time, s.Scrape.At)
+				}
+			}
+			if scraped < 2 {
+				t.Errorf("%d of %d samples have scrape times", scraped, len(r.Samples))
+			}
+		})
+	}
+}
+
+// A host without node_time_seconds is sampled, with a note that its clock was not
+// compared.
+func TestNodeExporterNoNodeTime(t *testing.T) {
+	f := newFixtureExporter(t)
+	f.serve(t, "first.prom")
+	m, err := newRemoteMonitor(t, f.URL+"/metrics", 100*time.Millisecond, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runMonitor(m, 0)
+	if c := r.Clock; c == nil || c.Scrapes < 2 || c.FirstSkewMs != nil || c.MaxAbsSkewMs != nil || c.MaxRoundTripMs <= 0 {
+		t.Errorf("clock = %+v, want round trips only", c)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "reports no node_time_seconds (enable its time collector)") {
+		t.Errorf("notes = %q", r.Notes)
+	}
+}
+
+// The scrape is placed at the midpoint of the request sent and the first byte back:
+// a host that reads its clock halfway through a 200 ms answer shows no skew, however
+// long its body then takes to arrive.
+func TestNodeExporterScrapeMidpoint(t *testing.T) {
+	first, err := os.ReadFile(filepath.Join("testdata", "nodeexporter", "first.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		read := time.Now()
+		time.Sleep(100 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		fmt.Fprint(w, nodeTimeLines(read))
+		w.(http.Flusher).Flush()
+		time.Sleep(300 * time.Millisecond)
+		w.Write(first)
+	}))
+	t.Cleanup(srv.Close)
+	n, err := NewNodeExporter(srv.URL, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Sample
+	for range 2 {
+		if err := n.Collect(context.Background(), &s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := s.Scrape
+	if sc == nil || sc.SkewMs == nil {
+		t.Fatalf("scrape = %+v", sc)
+	}
+	t.Logf("round trip %.1f ms, skew %.1f ms, interval %.3f s", sc.RoundTripMs, *sc.SkewMs, sc.Seconds)
+	if sc.RoundTripMs < 200 || sc.RoundTripMs > 300 {
+		t.Errorf("round trip %v ms, want the 200 ms to the first byte (not the body's end)", sc.RoundTripMs)
+	}
+	if math.Abs(*sc.SkewMs) > 30 {
+		t.Errorf("skew %v ms, want about 0: the clock was read at the span's midpoint", *sc.SkewMs)
+	}
+	// Between the midpoints: the 500 ms answer, give or take.
+	if sc.Seconds < 0.45 || sc.Seconds > 0.8 {
+		t.Errorf("interval %v s, want about 0.5", sc.Seconds)
+	}
+}
+
+// A host that cannot be scraped at the start fails New with one line naming the URL
+// and what to do.
+func TestNodeExporterRefusedAtStart(t *testing.T) {
+	closed := fmt.Sprintf("http://127.0.0.1:%d/metrics", freeLoopbackPort(t))
+	_, err := newRemoteMonitor(t, closed, time.Second, 0)
+	checkOneLineInput(t, err, "node_exporter at "+closed+" refused the connection", "connection refused",
+		"start node_exporter on that host")
+
+	f := newFixtureExporter(t)
+	for _, c := range []struct {
+		name, path, ctype, body string
+		status                  int
+		want                    []string
+	}{
+		{"wrong path", "/nope", "text/plain", "", http.StatusOK, []string{"answered 404 Not Found", "e.g. http://db-host:9100/metrics"}},
+		{"server error", "/metrics", "text/plain", "gather failed\nstack", http.StatusInternalServerError,
+			[]string{"answered 500 Internal Server Error (gather failed)", "check its log"}},
+		{"landing page", "/metrics", "text/html", "<html>", http.StatusOK, []string{`"text/html"`, "e.g. http://"}},
+		{"not metrics", "/metrics", "text/plain", "hello 1\nworld wide web\n", http.StatusOK,
+			[]string{"did not answer in Prometheus's text format", "line 2", "e.g. http://"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f.answer(c.status, c.ctype, c.body)
+			_, err := newRemoteMonitor(t, f.URL+c.path, time.Second, 0)
+			checkOneLineInput(t, err, append([]string{f.URL + c.path}, c.want...)...)
+		})
+	}
+}
+
+// A host that stops answering mid-run leaves a gap, noted with its samples and
+// seconds; sampling goes on, and the first scrape after the gap covers it.
+func TestNodeExporterOutageMidRun(t *testing.T) {
+	f := newFixtureExporter(t)
+	f.serve(t, "first.prom")
+	f.setHostClock(0)
+	const interval = 100 * time.Millisecond
+	m, err := newRemoteMonitor(t, f.URL+"/metrics", interval, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start(context.Background(), time.Now())
+	time.Sleep(250 * time.Millisecond)
+	f.answer(http.StatusServiceUnavailable, "text/plain", "down")
+	time.Sleep(350 * time.Millisecond)
+	f.serve(t, "first.prom")
+	time.Sleep(250 * time.Millisecond)
+	r := m.Stop(context.Background(), -1e9, 1e9)
+
+	var missing int
+	var spanned bool
+	for i, s := range r.Samples {
+		switch {
+		case s.Scrape == nil:
+			missing++
+		case i > 0 && r.Samples[i-1].Scrape == nil:
+			spanned = s.Scrape.Seconds > 1.5*interval.Seconds()
+		}
+	}
+	if missing == 0 || !spanned || r.Samples[len(r.Samples)-1].Scrape == nil {
+		t.Errorf("%d samples missing, the one after spans the gap: %v, last scraped: %v", missing, spanned,
+			r.Samples[len(r.Samples)-1].Scrape != nil)
+	}
+	want := fmt.Sprintf("node_exporter figures missing in %d samples", missing)
+	if len(r.Notes) != 2 || !strings.Contains(r.Notes[0], "503 Service Unavailable") || !strings.Contains(r.Notes[1], want) {
+		t.Errorf("notes = %q, want the failure and %q", r.Notes, want)
+	}
+}
+
+// Against a real node_exporter on this machine, with its time collector, the skew is
+// measured and near 0: the same clock on both ends.
+func TestNodeExporterRealClock(t *testing.T) {
+	const exe = "/usr/bin/prometheus-node-exporter"
+	if _, err := os.Stat(exe); err != nil {
+		t.Skipf("needs Debian's prometheus-node-exporter package: %v", err)
+	}
+	url := startNodeExporter(t, exe)
+	m, err := newRemoteMonitor(t, url, 200*time.Millisecond, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runMonitor(m, 500*time.Millisecond)
+	c := r.Clock
+	if c == nil || c.FirstSkewMs == nil || c.MaxAbsSkewMs == nil {
+		t.Fatalf("clock = %+v, want skews", c)
+	}
+	t.Logf("%d scrapes: first skew %.3f ms, max |skew| %.3f ms, worst round trip %.3f ms", c.Scrapes,
+		*c.FirstSkewMs, *c.MaxAbsSkewMs, c.MaxRoundTripMs)
+	if tol := c.MaxRoundTripMs/2 + 1; *c.MaxAbsSkewMs > tol || math.Abs(*c.FirstSkewMs) > tol {
+		t.Errorf("skew up to %v ms on one machine, want within ±%v ms", *c.MaxAbsSkewMs, tol)
+	}
+	if c.Scrapes < 3 || c.MaxRoundTripMs <= 0 || c.Host != url {
+		t.Errorf("clock = %+v", c)
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "clock") || strings.Contains(n, "missing") {
+			t.Errorf("note %q", n)
+		}
 	}
 }

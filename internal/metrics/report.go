@@ -17,6 +17,8 @@ type Report struct {
 	Summary         Summary           `json:"summary"`
 	Samples         []Sample          `json:"samples"`
 	Notes           []string          `json:"notes,omitempty"`
+	// Clock compares a node_exporter host's clock with this machine's.
+	Clock *HostClock `json:"clock,omitempty"`
 }
 
 // WriteText prints the summary the way the papers quote it, each figure with its kind
@@ -48,6 +50,10 @@ func WriteText(out io.Writer, r *Report, window string) {
 		fmt.Fprintf(out, "  database: %s commits/s, %s rollbacks/s, buffer hit %.1f%%, WAL %.1f MB/s, %d checkpoints, temp %.1f MB/s, %s fsyncs/s, data written %.1f MB/s\n",
 			thousands(d.CommitsPerSec), thousands(d.RollbacksPerSec), d.BufferHitPct, d.WALMBps, d.Checkpoints, d.TempMBps,
 			thousands(d.FsyncsPerSec), d.DataWriteMBps)
+	}
+	if c := r.Clock; c != nil && c.FirstSkewMs != nil {
+		fmt.Fprintf(out, "  clock of %s: %+.1f ms from this machine's at the first scrape (+: ahead), at most %.1f ms apart; samples placed within ±%.1f ms (half the worst scrape round trip)\n",
+			c.Host, *c.FirstSkewMs, *c.MaxAbsSkewMs, c.MaxRoundTripMs/2)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(out, "  note: %s\n", n)

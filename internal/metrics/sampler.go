@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"time"
 )
@@ -21,6 +22,9 @@ type Sampler struct {
 	samples []Sample
 	notes   []string
 	failed  map[string]bool
+	// gaps are each collector's runs of failed samples, for the note at Stop: a
+	// source that stops answering mid-run leaves holes, and the report says where.
+	gaps map[string][]gap
 
 	origin time.Time
 	prevAt time.Time
@@ -35,9 +39,17 @@ type named struct {
 	Collector
 }
 
+// gap is a run of consecutive samples a collector failed.
+type gap struct {
+	from, to time.Time // the first and last failed samples' times
+	samples  int
+	seconds  float64 // the failed samples' intervals
+	open     bool    // the collector has not answered since
+}
+
 // NewSampler samples every interval; sink may be nil.
 func NewSampler(interval time.Duration, sink *CSVWriter) *Sampler {
-	return &Sampler{interval: interval, sink: sink, failed: map[string]bool{}}
+	return &Sampler{interval: interval, sink: sink, failed: map[string]bool{}, gaps: map[string][]gap{}}
 }
 
 // Add registers a collector before Start.
@@ -115,6 +127,7 @@ func (s *Sampler) Stop(ctx context.Context) []Sample {
 	<-s.done
 	now := time.Now()
 	s.take(ctx, now, math.Round(now.Sub(s.origin).Seconds()*1000)/1000)
+	s.noteGaps()
 	s.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,9 +175,20 @@ func (s *Sampler) collect(ctx context.Context, sample *Sample) map[string]error 
 		cctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
 		err := c.Collect(cctx, sample)
 		cancel()
+		gs := s.gaps[c.name]
+		last := len(gs) - 1
 		if err == nil {
+			if last >= 0 {
+				gs[last].open = false
+			}
 			continue
 		}
+		if last < 0 || !gs[last].open {
+			gs = append(gs, gap{from: sample.Time, open: true})
+			last++
+		}
+		gs[last].to, gs[last].samples, gs[last].seconds = sample.Time, gs[last].samples+1, gs[last].seconds+sample.Seconds
+		s.gaps[c.name] = gs
 		if errs == nil {
 			errs = map[string]error{}
 		}
@@ -175,6 +199,37 @@ func (s *Sampler) collect(ctx context.Context, sample *Sample) map[string]error 
 		}
 	}
 	return errs
+}
+
+// noteGaps says, per collector that failed, how many samples and seconds lack its
+// figures and when (the first few gaps).
+func (s *Sampler) noteGaps() {
+	const shown = 5
+	for _, c := range s.collectors {
+		gs := s.gaps[c.name]
+		if len(gs) == 0 {
+			continue
+		}
+		var samples int
+		var seconds float64
+		var when []string
+		for i, g := range gs {
+			samples, seconds = samples+g.samples, seconds+g.seconds
+			if i >= shown {
+				continue
+			}
+			from, to := g.from.Format(time.TimeOnly), g.to.Format(time.TimeOnly)
+			if from != to {
+				from += "-" + to
+			}
+			when = append(when, from)
+		}
+		if len(gs) > shown {
+			when = append(when, fmt.Sprintf("%d more", len(gs)-shown))
+		}
+		s.Note("%s figures missing in %d samples, %.1f s in all (%s); rates in the first sample after a gap are over all of it",
+			c.name, samples, seconds, strings.Join(when, ", "))
+	}
 }
 
 // Notes returns what the report must say.

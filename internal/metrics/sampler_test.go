@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -66,9 +67,17 @@ func TestSamplerTimeline(t *testing.T) {
 	if last.Seconds <= 0 || last.Seconds > 0.06 {
 		t.Errorf("last sample covers %v s", last.Seconds)
 	}
+	var missing int
+	for _, sm := range samples {
+		if len(sm.Disks) == 0 {
+			missing++
+		}
+	}
 	notes := s.Notes()
-	if len(notes) != 1 || !strings.Contains(notes[0], "disks figures missing") || !strings.Contains(notes[0], "source gone") {
-		t.Errorf("notes = %q, want one note on the failing source", notes)
+	want := fmt.Sprintf("disks figures missing in %d samples", missing)
+	if len(notes) != 2 || !strings.Contains(notes[0], "disks figures missing from") || !strings.Contains(notes[0], "source gone") ||
+		!strings.Contains(notes[1], want) {
+		t.Errorf("notes = %q, want one on the failing source, then %q", notes, want)
 	}
 
 	rows, err := csv.NewReader(&out).ReadAll()
@@ -148,5 +157,23 @@ func TestMonitorTargets(t *testing.T) {
 	if _, err := New(ctx, Config{Interval: time.Second, IOLatency: "on",
 		Targets: []Target{{Path: "/proc", Role: "path"}}}); !errors.Is(err, engine.ErrInput) {
 		t.Errorf("--io-latency on without a disk: %v, want an input error", err)
+	}
+}
+
+// Each run of failed samples is a gap; the note counts them all and says when.
+func TestSamplerGaps(t *testing.T) {
+	s := NewSampler(time.Second, nil)
+	c := &countingCollector{}
+	s.Add("disks", c)
+	s.Prime(context.Background())
+	s.origin = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i, fail := range []bool{false, true, true, false, true, false} {
+		c.fail.Store(fail)
+		s.take(context.Background(), s.origin.Add(time.Duration(i+1)*time.Second), float64(i+1))
+	}
+	s.noteGaps()
+	notes := s.Notes()
+	if len(notes) != 2 || !strings.Contains(notes[1], "disks figures missing in 3 samples, 3.0 s in all (12:00:02-12:00:03, 12:00:05)") {
+		t.Errorf("notes = %q", notes)
 	}
 }

@@ -325,7 +325,7 @@ func (l *Lab) startNodeExporter(ctx context.Context, h *Host, dir string) error 
 	addr := net.JoinHostPort(h.Addr, "9100")
 	if err := l.startDaemon(ctx, h, dir, "node_exporter", addr, bin, "--web.listen-address="+addr,
 		"--collector.disable-defaults", "--collector.cpu", "--collector.diskstats",
-		"--collector.meminfo", "--collector.filesystem", "--collector.stat"); err != nil {
+		"--collector.meminfo", "--collector.filesystem", "--collector.stat", "--collector.time"); err != nil {
 		return err
 	}
 	h.MetricsURL = "http://" + addr + "/metrics"

@@ -27,7 +27,7 @@ func auditedRuns(srcs []*Source) []auditedRun {
 			if c := r.Consolidation; c != nil {
 				for k, in := range c.Instances {
 					if in.Run != nil {
-						out = append(out, auditedRun{label + " " + instanceLabel(k), in.Run})
+						out = append(out, auditedRun{label + " " + instanceLabel(&in, k), in.Run})
 					}
 				}
 			}

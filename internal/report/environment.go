@@ -1,10 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/storbench/storbench/internal/study"
 )
 
 // environmentSection is what a reader needs to reproduce the results: the machine,
@@ -21,11 +24,29 @@ func environmentSection(srcs []*Source) *Section {
 		settings map[string]string
 	}
 	var withSettings []targetSettings
+	// External targets each have a host: the targets then say whose, one host's
+	// together; a study of managed targets only keeps its table as it was.
+	withHosts := slices.ContainsFunc(srcs, func(src *Source) bool {
+		return src.Env != nil && slices.ContainsFunc(src.Env.Targets, func(t study.TargetEnv) bool { return t.Host != "" })
+	})
+	if withHosts {
+		targets.Columns = slices.Insert(targets.Columns, 2, "host")
+	}
 	for _, src := range srcs {
 		if e := src.Env; e != nil {
 			machines.Rows = append(machines.Rows, []string{src.Label, e.Host, e.CPUModel, fmt.Sprint(e.Cores), gib(e.MemoryBytes), e.Kernel,
 				e.StorbenchVersion, e.GoVersion, e.Recorded.Format(time.RFC3339)})
+			// A managed target is on this machine, named as the machines table does.
+			hostOf := func(t study.TargetEnv) string { return cmp.Or(t.Host, e.Host+" (this machine)") }
+			var hosts []string
 			for _, t := range e.Targets {
+				if !slices.Contains(hosts, hostOf(t)) {
+					hosts = append(hosts, hostOf(t))
+				}
+			}
+			ts := slices.Clone(e.Targets)
+			slices.SortStableFunc(ts, func(a, b study.TargetEnv) int { return slices.Index(hosts, hostOf(a)) - slices.Index(hosts, hostOf(b)) })
+			for _, t := range ts {
 				var storage, devices []string
 				for _, p := range t.Placements {
 					storage = append(storage, fmt.Sprintf("%s %s: %s on %s", p.Role, p.Path, p.FSType, p.Mount))
@@ -37,8 +58,17 @@ func environmentSection(srcs []*Source) *Section {
 						devices = append(devices, name+" "+strings.TrimSpace(model))
 					}
 				}
-				targets.Rows = append(targets.Rows, []string{src.Label, t.Name, t.Kind, dash(t.ServerVersion), dash(strings.Join(storage, "; ")),
-					dash(strings.Join(devices, "; ")), dash(strings.Join(t.Limits, "; "))})
+				if t.Host != "" {
+					// Its host's node_exporter was read for these disks; none named: all of them.
+					sampled := cmp.Or(strings.Join(t.HostDevices, ", "), "every whole disk")
+					devices = append(devices, "sampled on the host: "+sampled)
+				}
+				row := []string{src.Label, t.Name, t.Kind, dash(t.ServerVersion), dash(strings.Join(storage, "; ")),
+					dash(strings.Join(devices, "; ")), dash(strings.Join(t.Limits, "; "))}
+				if withHosts {
+					row = slices.Insert(row, 2, hostOf(t))
+				}
+				targets.Rows = append(targets.Rows, row)
 				if len(t.Settings) > 0 {
 					withSettings = append(withSettings, targetSettings{qualified(srcs, src, t.Name), t.Settings})
 					for k := range t.Settings {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/study"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -271,14 +272,24 @@ func TestNumbers(t *testing.T) {
 	}
 }
 
-// TestReportInChromium opens the fixture's report in headless Chromium from a
+// TestReportInChromium opens the fixtures' reports in headless Chromium from a
 // file:// URL with the network blocked: every chart container must hold a drawn
-// canvas and the console must stay empty.
+// canvas and the console must stay empty. The across-hosts one has several host
+// pickers in one section.
 func TestReportInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	r := build(t, fixtureStore)
+	for _, c := range []struct{ name, store, screenshot string }{
+		{"study", fixtureStore, "report.png"},
+		{"hosts", fixtureHosts, "report-hosts.png"},
+	} {
+		t.Run(c.name, func(t *testing.T) { reportInChromium(t, c.store, c.screenshot) })
+	}
+}
+
+func reportInChromium(t *testing.T, store, screenshot string) {
+	r := build(t, store)
 	path := filepath.Join(t.TempDir(), "report.html")
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
@@ -290,7 +301,7 @@ func TestReportInChromium(t *testing.T) {
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom, console := openInChromium(t, path, chromiumScreenshotPath(t, "report.png"))
+	dom, console := openInChromium(t, path, chromiumScreenshotPath(t, screenshot))
 	if len(console) > 0 {
 		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
 	}
@@ -378,5 +389,135 @@ func TestOddResults(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "could not be drawn") {
 		t.Error("a chart's option could not be written")
+	}
+}
+
+// fixtureHosts is a real results store of a consolidation across hosts (three
+// external targets db1–db3, each on its own "host" in a network namespace,
+// 198.18.0.11–13, made by cmd/storbench's multi-host integration test): the
+// experiments "pull" (db3's backups streamed to the controller) and "onhost" (run
+// on db3's host over SSH), each with a baseline and a noisy step.
+const fixtureHosts = "testdata/hosts"
+
+// TestGoldenTablesAcrossHosts pins the across-hosts report's tables: per instance
+// by host, per host, the controller's CPU and the targets' hosts.
+func TestGoldenTablesAcrossHosts(t *testing.T) {
+	golden(t, "hosts-tables.txt", allTables(build(t, fixtureHosts)))
+}
+
+// TestReportNamesHosts: the across-hosts report names every host where its figures
+// are (the per-instance and per-host tables, the targets, the charts) and draws
+// each host's disks and CPU per run from that host's own metrics, backups shaded.
+func TestReportNamesHosts(t *testing.T) {
+	r := build(t, fixtureHosts)
+	hosts := []string{"198.18.0.11", "198.18.0.12", "198.18.0.13"}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		if !strings.Contains(b.String(), h) {
+			t.Errorf("the report does not name host %s", h)
+		}
+	}
+	var pickers []*Picker
+	tables := map[string]*Table{}
+	for _, s := range r.Sections {
+		for _, blk := range s.Blocks {
+			if blk.Picker != nil && s.ID == "consolidation" {
+				pickers = append(pickers, blk.Picker)
+			}
+			if blk.Table != nil {
+				tables[blk.Table.Title] = blk.Table
+			}
+		}
+	}
+	// Two experiments, a baseline and a noisy run each: a picker of hosts per run.
+	if len(pickers) != 4 {
+		t.Fatalf("%d host pickers in the consolidation section, want 4", len(pickers))
+	}
+	for _, p := range pickers {
+		if len(p.Choices) != len(hosts) {
+			t.Fatalf("picker %s: choices %v, want the 3 hosts", p.ID, p.Choices)
+		}
+		noisy := strings.Contains(p.Label, "noisy")
+		for i, h := range hosts {
+			if want := fmt.Sprintf("%s (db%d)", h, i+1); p.Choices[i] != want {
+				t.Errorf("picker %s: choice %d is %q, want %q", p.ID, i, p.Choices[i], want)
+			}
+			charts := p.Charts[i]
+			if len(charts) != 3 {
+				t.Fatalf("picker %s, %s: %d charts, want disk rates, latency and CPU", p.ID, h, len(charts))
+			}
+			// Each host's disk is vda (db2's host sampled every whole disk).
+			for k, want := range []string{"read IOPS", "read ms (avg per I/O)", `"name":"iowait"`} {
+				opt := string(charts[k].Option)
+				if !strings.Contains(charts[k].Title, h) || !strings.Contains(opt, want) || k < 2 && !strings.Contains(opt, `"name":"vda (`) {
+					t.Errorf("picker %s, %s: chart %q lacks the host's %s", p.ID, h, charts[k].Title, want)
+				}
+				if shaded := strings.Contains(opt, "db3 #1"); shaded != noisy {
+					t.Errorf("picker %s, %s: chart %q shades db3's first backup: %v, want %v", p.ID, h, charts[k].Title, shaded, noisy)
+				}
+			}
+		}
+	}
+	for _, title := range []string{"db1+db2+db3/pull: per instance", "db1+db2+db3/onhost: per instance"} {
+		tb := tables[title]
+		if tb == nil || tb.Columns[1] != "host" {
+			t.Fatalf("%s: no host column: %+v", title, tb)
+		}
+		for i, h := range hosts {
+			if row := tb.Rows[i]; row[0] != fmt.Sprintf("db%d", i+1) || row[1] != h {
+				t.Errorf("%s: row %d is %v, want db%d on %s", title, i, row, i+1, h)
+			}
+		}
+	}
+	if tb := tables["Targets"]; tb == nil || !slices.Contains(tb.Columns, "host") {
+		t.Errorf("the targets table has no host column: %+v", tb)
+	}
+}
+
+// TestRowsGroupedByHost: instances of one host are listed together, hosts in the
+// order they first appear, whatever the instances' order.
+func TestRowsGroupedByHost(t *testing.T) {
+	srcs, err := Load([]string{fixtureHosts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// db3 moves onto db1's host: db1, db3 (198.18.0.11), then db2.
+	for i := range srcs[0].Steps {
+		if c := srcs[0].Steps[i].Consolidation; c != nil {
+			c.Instances[2].Host = c.Instances[0].Host
+		}
+	}
+	pairs := consolidationPairs(srcs)
+	tb := consolidationTable(pairs[0])
+	var got []string
+	for _, row := range tb.Rows[:3] {
+		got = append(got, row[0]+"@"+row[1])
+	}
+	if want := []string{"db1@198.18.0.11", "db3@198.18.0.11", "db2@198.18.0.12"}; !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	hosts := hostsTable(pairs[0])
+	if len(hosts.Rows) != 4 || hosts.Rows[0][1] != "db1, db3" {
+		t.Errorf("per host rows: %v", hosts.Rows)
+	}
+}
+
+// TestSweepSeriesNameHost: a user sweep on an external target is named with its
+// host; managed targets' series keep their names (TestHeadlineFromSteps).
+func TestSweepSeriesNameHost(t *testing.T) {
+	srcs, err := Load([]string{fixtureHosts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := srcs[0]
+	run := src.Steps[0].Consolidation.Instances[0].Run
+	src.Steps = append(src.Steps, study.StepResult{Step: study.Step{Seq: 5, ID: "db1/sweep/users=2/rep=1", Target: "db1", Experiment: "sweep",
+		Kind: study.UserSweep, Users: 2, Repeat: 1}, Run: run})
+	head := headlineTable(sweeps(srcs))
+	if head == nil || len(head.Rows) != 1 || head.Rows[0][0] != "db1/sweep @ 198.18.0.11" {
+		t.Errorf("headline: %+v", head)
 	}
 }

@@ -16,7 +16,7 @@ import (
 type Series struct {
 	// Name identifies the series in every chart and table: the steps' common ID
 	// (target/experiment[/variant]), prefixed with the source when a report has
-	// several.
+	// several, followed by " @ host" for an external target whose host is known.
 	Name string
 	// ID is the steps' common ID alone, as a study file's costs block names it.
 	ID     string
@@ -80,6 +80,9 @@ func sweeps(srcs []*Source) []*Series {
 			}
 			id := repeatPart.ReplaceAllString(r.Step.ID, "")
 			name := qualified(srcs, src, id)
+			if host := targetHost(src, r.Step.Target); host != "" {
+				name += " @ " + host
+			}
 			s := byName[name]
 			if s == nil {
 				s = &Series{Name: name, ID: id, Source: src}
@@ -97,6 +100,20 @@ func sweeps(srcs []*Source) []*Series {
 		sort.Slice(s.Points, func(i, j int) bool { return s.Points[i].Users < s.Points[j].Users })
 	}
 	return out
+}
+
+// targetHost is an external target's host as its environment recorded it ("": a
+// managed target, on the machine of the study, or not recorded).
+func targetHost(src *Source, target string) string {
+	if src.Env == nil {
+		return ""
+	}
+	for _, t := range src.Env.Targets {
+		if t.Name == target {
+			return t.Host
+		}
+	}
+	return ""
 }
 
 func pointOf(users int, steps []*study.StepResult) Point {

@@ -21,11 +21,16 @@ import (
 type ConsolidationRun struct {
 	Noisy bool `json:"noisy"`
 	// Start and End bound the common timed window.
-	Start     time.Time          `json:"start"`
-	End       time.Time          `json:"end"`
-	Instances []InstanceResult   `json:"instances"`
-	System    *metrics.Report    `json:"system,omitempty"`
-	Summary   ConsolidationFacts `json:"summary"`
+	Start     time.Time        `json:"start"`
+	End       time.Time        `json:"end"`
+	Instances []InstanceResult `json:"instances"`
+	// System is the shared storage's host (a consolidation on one target); across
+	// hosts each instance has its own.
+	System  *metrics.Report    `json:"system,omitempty"`
+	Summary ConsolidationFacts `json:"summary"`
+	// Controller is what driving every target at once cost this process (across
+	// hosts).
+	Controller *ControllerCPU `json:"controller,omitempty"`
 }
 
 // InstanceResult is one consolidated instance's share.
@@ -34,6 +39,10 @@ type InstanceResult struct {
 	Role    string         `json:"role"` // oltp or noisy
 	Run     *driver.Result `json:"run,omitempty"`
 	Backups []BackupCycle  `json:"backups,omitempty"`
+	// Host is the instance's host (across hosts; "" : this machine) and System what
+	// its node_exporter said over the window.
+	Host   string          `json:"host,omitempty"`
+	System *metrics.Report `json:"system,omitempty"`
 }
 
 // BackupCycle is one backup of the noisy workload, on the step's timeline.
@@ -167,33 +176,25 @@ func (r *runner) oltp(ctx context.Context, dsn string, step Step, start time.Tim
 }
 
 // noisyBackups backs an instance up every interval from the common start, each
-// backup into the store's scratch directory, removed once timed.
+// backup into the store's scratch directory (or the noisy path), removed once timed.
 func (r *runner) noisyBackups(ctx context.Context, t *target, name string, n *Noisy, start time.Time) ([]BackupCycle, error) {
 	how, err := instance.ParseBackupMethod(n.Method, max(1, runtime.NumCPU()))
 	if err != nil {
 		return nil, err
 	}
-	var cycles []BackupCycle
-	for k := 1; k <= n.Cycles; k++ {
-		at := start.Add(time.Duration(k-1) * n.Interval.Duration)
-		select {
-		case <-time.After(time.Until(at)):
-		case <-ctx.Done():
-			return cycles, ctx.Err()
-		}
+	cycles, err := backupSchedule(ctx, n, start, func(k int) (instance.Transfer, error) {
 		dir := r.store.ScratchDir(fmt.Sprintf("%s-noisy-%d", name, k))
 		if n.Path != "" {
 			dir = filepath.Join(n.Path, fmt.Sprintf("%s-noisy-%d", name, k))
 		}
-		began := time.Now()
 		tr, err := t.reg.Backup(ctx, name, dir, how)
 		if err == nil {
 			err = instance.RemoveBackup(dir, name)
 		}
-		if err != nil {
-			return cycles, fmt.Errorf("noisy backup %d of %s: %w", k, name, err)
-		}
-		cycles = append(cycles, BackupCycle{Cycle: k, StartT: began.Sub(start).Seconds(), EndT: time.Since(start).Seconds(), Transfer: tr})
+		return tr, err
+	})
+	if err != nil {
+		return cycles, fmt.Errorf("%s: %w", name, err)
 	}
 	return cycles, nil
 }
@@ -201,9 +202,19 @@ func (r *runner) noisyBackups(ctx context.Context, t *target, name string, n *No
 // consolidationFacts summarises the shared disks' per-second latency and the backups.
 func consolidationFacts(c *ConsolidationRun) ConsolidationFacts {
 	var f ConsolidationFacts
-	if c.System != nil {
-		var n int
-		for _, s := range c.System.Samples {
+	// The shared storage's disk; across hosts, every host's data disk.
+	reports := []*metrics.Report{c.System}
+	if c.System == nil {
+		reports = reports[:0]
+		for _, in := range c.Instances {
+			if in.System != nil {
+				reports = append(reports, in.System)
+			}
+		}
+	}
+	var n int
+	for _, sys := range reports {
+		for _, s := range sys.Samples {
 			if s.T <= 0 || s.T > c.End.Sub(c.Start).Seconds()+0.5 || len(s.Disks) == 0 {
 				continue
 			}
@@ -214,10 +225,10 @@ func consolidationFacts(c *ConsolidationRun) ConsolidationFacts {
 			f.WorstReadAwaitMs = max(f.WorstReadAwaitMs, d.ReadAwaitMs)
 			f.WorstWriteAwaitMs = max(f.WorstWriteAwaitMs, d.WriteAwaitMs)
 		}
-		if n > 0 {
-			f.MeanReadAwaitMs /= float64(n)
-			f.MeanWriteAwaitMs /= float64(n)
-		}
+	}
+	if n > 0 {
+		f.MeanReadAwaitMs /= float64(n)
+		f.MeanWriteAwaitMs /= float64(n)
 	}
 	var count int
 	for _, in := range c.Instances {

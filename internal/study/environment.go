@@ -36,6 +36,10 @@ type TargetEnv struct {
 	ServerVersion string            `json:"server_version"`
 	Settings      map[string]string `json:"settings,omitempty"`
 	Limits        []string          `json:"limits,omitempty"`
+	// Host is an external target's host and HostDevices the disks of it that were
+	// sampled (named in the study or found over SSH; none: every whole disk).
+	Host        string   `json:"host,omitempty"`
+	HostDevices []string `json:"host_devices,omitempty"`
 }
 
 // machine reads this host's description.

@@ -41,6 +41,9 @@ const (
 	DefaultFioRuntime = 30 * time.Second
 	DefaultInterval   = time.Second
 	DefaultIOLatency  = "auto"
+	// DefaultMaxClockSkew: NTP keeps hosts within milliseconds; seconds mean a
+	// host without time synchronisation.
+	DefaultMaxClockSkew = 2 * time.Second
 )
 
 const (
@@ -319,6 +322,8 @@ var (
 	studyNameRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	shortNameRE     = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 	envNameRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	deviceNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	sshTargetRE     = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*@[A-Za-z0-9.:\[\]-]+$`)
 	cpuListRE       = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`)
 	experimentKinds = []string{UserSweep, MemorySweep, CPUSweep, StorageProfiles, BackupRestore, Replication, Consolidation}
 )
@@ -383,7 +388,7 @@ func (c *checker) target(i int, t *Target, names map[string]int, paths map[strin
 		t.Kind = DefaultKind
 	}
 	managedOnly := []string{"engine", "path", "wal_path", "memory", "cpus", "replica"}
-	externalOnly := []string{"dsn", "password_env", "metrics_host"}
+	externalOnly := []string{"dsn", "password_env", "host_metrics", "metrics_host", "metrics_devices", "host", "ssh", "ssh_key", "known_hosts"}
 	switch t.Kind {
 	case "managed":
 		for _, k := range externalOnly {
@@ -492,9 +497,42 @@ func (c *checker) external(i int, t *Target) {
 			c.errf(p("dsn"), "dsn of %s has no user for the password in %s", "write the user before the host, e.g. postgres://bench@db1:5432/tpcc", t.Name, t.PasswordEnv)
 		}
 	}
+	metricsKey := "metrics_host"
+	switch {
+	case t.HostMetrics != "" && t.MetricsHost != "":
+		c.errf(p("metrics_host"), "target %s has both host_metrics and metrics_host", "they are one setting (metrics_host is its older name): keep host_metrics", t.Name)
+	case t.HostMetrics != "":
+		t.MetricsHost, metricsKey = t.HostMetrics, "host_metrics"
+	}
 	if t.MetricsHost != "" {
 		if u, err := url.Parse(t.MetricsHost); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			c.errf(p("metrics_host"), "metrics_host %q is not an http URL", "give node_exporter's URL, e.g. http://db1:9100/metrics", t.MetricsHost)
+			c.errf(p(metricsKey), "%s %q is not an http URL", "give node_exporter's URL, e.g. http://db1:9100/metrics", metricsKey, t.MetricsHost)
+		}
+	}
+	for j, d := range t.MetricsDevices {
+		if !deviceNameRE.MatchString(d) {
+			c.errf(fmt.Sprintf("%s[%d]", p("metrics_devices"), j), "metrics device %q is not a disk's name", "name it as /proc/diskstats does, e.g. nvme0n1 or sda, without /dev/", d)
+		}
+	}
+	if len(t.MetricsDevices) > 0 && t.MetricsHost == "" {
+		c.errf(p("metrics_devices"), "metrics_devices of %s needs host_metrics", "the devices are sampled from the host's node_exporter: add host_metrics: http://HOST:9100/metrics", t.Name)
+	}
+	if t.SSH != "" && !sshTargetRE.MatchString(t.SSH) {
+		c.errf(p("ssh"), "ssh %q is not user@host", "write e.g. ssh: bench@db1 or bench@db1:2222", t.SSH)
+	}
+	for _, k := range []struct{ key, path string }{{"ssh_key", t.SSHKey}, {"known_hosts", t.KnownHosts}} {
+		if k.path == "" {
+			continue
+		}
+		if t.SSH == "" {
+			c.errf(p(k.key), "%s of %s needs ssh", "add ssh: user@host, or remove %s", k.key, t.Name, k.key)
+		} else if !filepath.IsAbs(k.path) {
+			c.errf(p(k.key), "%s %q is not an absolute path", "write the full path, e.g. /home/bench/.ssh/known_hosts", k.key, k.path)
+		}
+	}
+	if t.Host == "" && t.DSN != "" {
+		if u, err := url.Parse(t.DSN); err == nil {
+			t.Host = u.Hostname()
 		}
 	}
 }
@@ -606,7 +644,7 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 			c.errf(p("runtime"), "runtime %s is too short", "give at least 1s per point", e.Runtime)
 		}
 	case Consolidation:
-		c.consolidation(i, e)
+		c.consolidation(s, i, e)
 	case BackupRestore:
 		if !c.doc.Has(p("cycles")) {
 			e.Cycles = DefaultCycles
@@ -621,13 +659,52 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 	}
 }
 
-// consolidation checks the instances, the noisy workload and that it all fits the
-// machine: every instance's memory in its memory, every connection a process.
-func (c *checker) consolidation(i int, e *Experiment) {
+// consolidation checks a consolidation: on one managed target's storage (instances
+// made there), or across the hosts of the external targets it names (each target one
+// of the databases); then the users, the window and the noisy workload.
+func (c *checker) consolidation(s *Study, i int, e *Experiment) {
 	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
+	across := externalTargets(s, e)
+	if len(across) > 0 {
+		c.acrossHosts(i, e, across)
+	} else {
+		c.sameStorage(i, e)
+	}
 	if len(e.Users.Values) != 1 {
 		c.errf(p("users"), "%s needs one users value: the OLTP users of each instance", "e.g. users: 4", label(e))
 	}
+	c.window(i, e)
+	if e.Noisy == nil {
+		if e.Baseline {
+			c.errf(p("baseline"), "baseline compares with a noisy workload", "add noisy: or remove baseline")
+		}
+		return
+	}
+	c.noisy(i, e)
+	if len(across) > 0 {
+		c.noisyAcrossHosts(i, e, across)
+	} else if e.Noisy.RunOn != "" {
+		c.errf(p("noisy.run_on"), "run_on is for consolidations across hosts", "a consolidation on one managed target backs up on this machine: remove run_on")
+	}
+}
+
+// window fills in and checks a TPC-C experiment's ramp and timed window.
+func (c *checker) window(i int, e *Experiment) {
+	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
+	if !c.doc.Has(p("ramp")) {
+		e.Ramp = Duration{DefaultRamp}
+	}
+	if !c.doc.Has(p("duration")) {
+		e.Duration = Duration{DefaultDuration}
+	} else if e.Duration.Duration < minRunSeconds {
+		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s; the papers used 5m", e.Duration)
+	}
+}
+
+// sameStorage checks the instances of a consolidation on one managed target: every
+// instance's memory in the machine's, every connection a process.
+func (c *checker) sameStorage(i int, e *Experiment) {
+	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
 	if e.Instances < 2 {
 		c.errf(p("instances"), "%s needs at least 2 instances", "e.g. instances: 4", label(e))
 	}
@@ -647,22 +724,73 @@ func (c *checker) consolidation(i int, e *Experiment) {
 		c.errf(p("instances"), "%d instances of %d users need about %d processes, this user may run %d", "give fewer instances or users, or raise ulimit -u",
 			e.Instances, e.Users.Values[0], e.Instances*(e.Users.Values[0]+20), procs)
 	}
-	if !c.doc.Has(p("ramp")) {
-		e.Ramp = Duration{DefaultRamp}
-	}
-	if !c.doc.Has(p("duration")) {
-		e.Duration = Duration{DefaultDuration}
-	} else if e.Duration.Duration < minRunSeconds {
-		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s", e.Duration)
-	}
-	n := e.Noisy
-	if n == nil {
-		if e.Baseline {
-			c.errf(p("baseline"), "baseline compares with a noisy workload", "add noisy: or remove baseline")
+}
+
+// externalTargets are the external targets a consolidation names: it then runs
+// across their hosts, each target one of the consolidated databases.
+func externalTargets(s *Study, e *Experiment) []*Target {
+	var out []*Target
+	for _, t := range experimentTargets(s, e) {
+		if t.Kind == "external" {
+			out = append(out, t)
 		}
-		return
 	}
-	np := func(key string) string { return p("noisy." + key) }
+	return out
+}
+
+// acrossHosts checks a consolidation over external targets, each on its own host.
+func (c *checker) acrossHosts(i int, e *Experiment, targets []*Target) {
+	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
+	if len(targets) != len(e.Targets) {
+		c.errf(p("targets"), "%s mixes external and managed targets", "consolidate either on one managed target's storage or across external targets' hosts, in two experiments", label(e))
+	}
+	if len(targets) < 2 {
+		c.errf(p("targets"), "%s across hosts needs at least 2 external targets", "name them in targets:, e.g. targets: [db1, db2, db3]", label(e))
+	}
+	for _, k := range []string{"instances", "instance_memory", "instance_cpus"} {
+		if c.doc.Has(p(k)) {
+			c.errf(p(k), "%s is for a consolidation on one managed target", "across hosts each external target is one of the databases: remove %s", k, k)
+		}
+	}
+	e.Instances = len(targets)
+}
+
+// noisyAcrossHosts checks the backups of a consolidation across hosts: physical,
+// of PostgreSQL, from this machine or over SSH on the host.
+func (c *checker) noisyAcrossHosts(i int, e *Experiment, targets []*Target) {
+	n := e.Noisy
+	np := func(key string) string { return fmt.Sprintf("experiments[%d].noisy.%s", i, key) }
+	if n.Method != "physical" {
+		c.errf(np("method"), "method %q across hosts is not supported", "use physical: pg_basebackup of the external server", n.Method)
+	}
+	noisy := targets[max(0, len(targets)-n.Instances):]
+	switch n.RunOn {
+	case "":
+		n.RunOn = "controller"
+	case "controller":
+	case "host":
+		if n.Path == "" {
+			c.errf(np("path"), "backups run on the host need a path there", "add path: a directory on each noisy host, e.g. /var/backups")
+		}
+		for _, t := range noisy {
+			if t.SSH == "" {
+				c.errf(np("run_on"), "backups of %s run on its host, which needs ssh", "add ssh: user@host to target %s, or use run_on: controller", t.Name, t.Name)
+			}
+		}
+	default:
+		c.errf(np("run_on"), "run_on %q is unknown", "use controller, pg_basebackup from this machine, or host, over SSH on the database's host", n.RunOn)
+	}
+	for _, t := range noisy {
+		if u, err := url.Parse(t.DSN); err == nil && u.Scheme != "postgres" && u.Scheme != "postgresql" {
+			c.errf(np("instances"), "noisy target %s is not PostgreSQL", "physical backups across hosts are pg_basebackup's: make the last targets PostgreSQL ones", t.Name)
+		}
+	}
+}
+
+// noisy checks the noisy workload of a consolidation of e.Instances databases.
+func (c *checker) noisy(i int, e *Experiment) {
+	n := e.Noisy
+	np := func(key string) string { return fmt.Sprintf("experiments[%d].noisy.%s", i, key) }
 	if n.Instances < 1 || n.Instances >= e.Instances {
 		c.errf(np("instances"), "noisy instances %d out of %d", "give 1 to %d: the others run TPC-C", n.Instances, e.Instances, e.Instances-1)
 	}
@@ -722,14 +850,7 @@ func (c *checker) sweep(i int, e *Experiment) {
 	if len(e.Users.Values) == 0 {
 		c.errf(p("users"), "%s has no users", "add users: e.g. [1, 2, 4, 8] or fibonacci: 89", label(e))
 	}
-	if !c.doc.Has(p("ramp")) {
-		e.Ramp = Duration{DefaultRamp}
-	}
-	if !c.doc.Has(p("duration")) {
-		e.Duration = Duration{DefaultDuration}
-	} else if e.Duration.Duration < minRunSeconds {
-		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s; the papers used 5m", e.Duration)
-	}
+	c.window(i, e)
 	if !c.doc.Has(p("repeats")) {
 		e.Repeats = DefaultRepeats
 	} else if e.Repeats < 1 {
@@ -787,7 +908,7 @@ func label(e *Experiment) string {
 func notApplicable(kind string, t *Target) string {
 	managed := t.Kind == "" || t.Kind == "managed"
 	switch kind {
-	case MemorySweep, CPUSweep, BackupRestore, Consolidation:
+	case MemorySweep, CPUSweep, BackupRestore:
 		if !managed {
 			return "it is external, and storbench only controls the servers it manages"
 		}
@@ -819,7 +940,9 @@ func experimentTargets(s *Study, e *Experiment) []*Target {
 		return out
 	}
 	for k := range s.Targets {
-		if notApplicable(e.Kind, &s.Targets[k]) == "" {
+		// A consolidation across hosts names its external targets; unnamed, it
+		// runs on each managed target's storage.
+		if notApplicable(e.Kind, &s.Targets[k]) == "" && (e.Kind != Consolidation || s.Targets[k].Kind != "external") {
 			out = append(out, &s.Targets[k])
 		}
 	}
@@ -847,6 +970,11 @@ func (c *checker) metrics(m *Metrics) {
 		m.Interval = Duration{DefaultInterval}
 	} else if m.Interval.Duration < minInterval {
 		c.errf("metrics.interval", "interval %s is too short", "sample every 100ms or more; 1s is the default", m.Interval)
+	}
+	if !c.doc.Has("metrics.max_clock_skew") {
+		m.MaxClockSkew = Duration{DefaultMaxClockSkew}
+	} else if m.MaxClockSkew.Duration <= 0 {
+		c.errf("metrics.max_clock_skew", "max_clock_skew %s is not positive", "give how far a host's clock may be from this machine's, e.g. 2s", m.MaxClockSkew)
 	}
 	if !c.doc.Has("metrics.io_latency") {
 		m.IOLatency = DefaultIOLatency

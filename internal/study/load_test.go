@@ -234,6 +234,19 @@ func TestParseErrors(t *testing.T) {
 		{"interval", minimal + "metrics:\n  interval: 50ms\n", 11, "interval 50ms is too short"},
 		{"io_latency", minimal + "metrics:\n  io_latency: maybe\n", 11, `io_latency "maybe" is unknown`},
 		{"on_failure", minimal + "on_failure: retry\n", 10, `on_failure "retry" is unknown`},
+
+		// Across hosts.
+		{"both metrics URLs", hosts("    host_metrics: http://db1:9100/metrics\n    metrics_host: http://db1:9100/metrics\n", ""), 7, "has both host_metrics and metrics_host"},
+		{"ssh not user@host", hosts("    ssh: db1\n", ""), 6, `ssh "db1" is not user@host`},
+		{"known_hosts without ssh", hosts("    known_hosts: /k\n", ""), 6, "known_hosts of db1 needs ssh"},
+		{"relative ssh_key", hosts("    ssh: b@db1\n    ssh_key: id\n", ""), 7, `ssh_key "id" is not an absolute path`},
+		{"device without host_metrics", hosts("    metrics_devices: [sda]\n", ""), 6, "metrics_devices of db1 needs host_metrics"},
+		{"device with /dev", hosts("    host_metrics: http://db1:9100/\n    metrics_devices: [/dev/sda]\n", ""), 7, `metrics device "/dev/sda" is not a disk's name`},
+		{"instances across hosts", hosts("", "    instances: 3\n"), 15, "instances is for a consolidation on one managed target"},
+		{"backups on a host without ssh", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host, path: /b}\n"), 15, "backups of db2 run on its host, which needs ssh"},
+		{"backups on a host without path", hosts("    ssh: b@db2\n", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host}\n"), 16, "backups run on the host need a path there"},
+		{"logical across hosts", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, method: logical}\n"), 15, `method "logical" across hosts is not supported`},
+		{"run_on on one storage", minimal + "  - kind: consolidation\n    instances: 2\n    users: 1\n    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host}\n", 13, "run_on is for consolidations across hosts"},
 		{"metrics key", minimal + "metrics:\n  latency: on\n", 11, `unknown key "latency" in metrics`},
 	}
 	for _, c := range cases {
@@ -269,6 +282,27 @@ func TestParsePlacesComplete(t *testing.T) {
 //
 //	1 name, 2 targets, 3 name, 4 kind, 5 dsn, 6 workload, 7 warehouses,
 //	8 experiments, 9 the experiment's first line
+//
+// hosts is a consolidation across two external targets, db1 with extra lines, and
+// the experiment with more.
+func hosts(db1, experiment string) string {
+	return `name: t
+targets:
+  - name: db1
+    kind: external
+    dsn: postgres://bench@db1:5432/tpcc
+` + db1 + `  - name: db2
+    kind: external
+    dsn: postgres://bench@db2:5432/tpcc
+workload:
+  warehouses: 2
+experiments:
+  - kind: consolidation
+    targets: [db1, db2]
+    users: 2
+` + experiment
+}
+
 func externalOnly(experiment string) string {
 	return `name: t
 targets:

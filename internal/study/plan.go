@@ -46,6 +46,9 @@ type Step struct {
 
 	// consolidation: with the noisy workload (false: the baseline).
 	Noisy bool `json:"noisy,omitempty"`
+	// Targets are the external targets a consolidation across hosts drives at once
+	// (Target is then their names joined by "+").
+	Targets []string `json:"targets,omitempty"`
 
 	// Estimate is the step's expected wall time, restore included.
 	Estimate time.Duration `json:"estimate"`
@@ -62,6 +65,10 @@ func Plan(s *Study) []Step {
 	var steps []Step
 	for i := range s.Experiments {
 		e := &s.Experiments[i]
+		if across := externalTargets(s, e); e.Kind == Consolidation && len(across) > 0 {
+			steps = acrossHostsSteps(steps, s, e, across)
+			continue
+		}
 		for _, t := range experimentTargets(s, e) {
 			steps = appendSteps(steps, s, e, t)
 		}
@@ -134,6 +141,24 @@ func appendSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step {
 			b.Estimate = b.Ramp + b.Duration + time.Duration(e.Instances)*restoreEstimate(s.Workload.Warehouses)
 			steps = append(steps, b)
 		}
+	}
+	return steps
+}
+
+// acrossHostsSteps are a consolidation's steps over external targets: one step
+// drives them all at once, named after all of them (db1+db2+db3).
+func acrossHostsSteps(steps []Step, s *Study, e *Experiment, targets []*Target) []Step {
+	var names []string
+	for _, t := range targets {
+		names = append(names, t.Name)
+	}
+	group := &Target{Name: strings.Join(names, "+"), Kind: "external"}
+	first := len(steps)
+	steps = appendSteps(steps, s, e, group)
+	for i := first; i < len(steps); i++ {
+		steps[i].Targets = names
+		// External databases are not restored: the window and the connecting.
+		steps[i].Estimate = steps[i].Ramp + steps[i].Duration + 2*time.Second
 	}
 	return steps
 }

@@ -159,6 +159,9 @@ func (r *runner) remainingFrom(i int) time.Duration {
 
 // runStep prepares the step's target and runs the step.
 func (r *runner) runStep(ctx context.Context, step Step, res *StepResult) error {
+	if len(step.Targets) > 0 {
+		return r.acrossHosts(ctx, step, res)
+	}
 	t, err := r.target(ctx, step.Target)
 	if err != nil {
 		return err
@@ -261,12 +264,12 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 // node_exporter (external, when given), and the database.
 func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.Target) metrics.Config {
 	m := r.study.Metrics
-	cfg := metrics.Config{Interval: m.Interval.Duration, IOLatency: m.IOLatency, Targets: extra}
+	cfg := metrics.Config{Interval: m.Interval.Duration, IOLatency: m.IOLatency, Targets: extra, MaxClockSkew: m.MaxClockSkew.Duration}
 	if db != nil {
 		cfg.Database = db
 	}
 	if t.spec.Kind == "external" {
-		cfg.Host = t.spec.MetricsHost
+		cfg.Host, cfg.Devices = t.spec.MetricsHost, t.devices
 		if cfg.Host != "" {
 			cfg.Targets = nil
 			if cfg.IOLatency == "on" {

@@ -55,7 +55,24 @@ type Target struct {
 	// the host's metrics.
 	DSN         string `yaml:"dsn"`
 	PasswordEnv string `yaml:"password_env"`
+	// HostMetrics is the URL of node_exporter on the database's host (MetricsHost
+	// is its older name, still read).
+	HostMetrics string `yaml:"host_metrics"`
 	MetricsHost string `yaml:"metrics_host"`
+	// MetricsDevices are the host's disks to sample, as its /proc/diskstats names
+	// them; empty: the disk holding the data directory, found over SSH when SSH is
+	// given, else every whole disk.
+	MetricsDevices []string `yaml:"metrics_devices"`
+	// Host names the machine the database runs on, for grouping the results
+	// (default: the DSN's host).
+	Host string `yaml:"host"`
+	// SSH is user@host[:port] for the host-local actions (finding the data disk,
+	// backups run on the host), with the private key in SSHKey (default: the agent,
+	// then ~/.ssh/id_*) and the host's key in KnownHosts (default ~/.ssh/known_hosts),
+	// which is always checked.
+	SSH        string `yaml:"ssh"`
+	SSHKey     string `yaml:"ssh_key"`
+	KnownHosts string `yaml:"known_hosts"`
 }
 
 // Replica is a streaming standby of a managed target, on its own storage.
@@ -125,14 +142,23 @@ type Noisy struct {
 	Interval  Duration `yaml:"interval"`
 	Cycles    int      `yaml:"cycles"`
 	// Path is where the backups go: a directory on the same or another storage
-	// (default: the results store's scratch directory).
+	// (default: the results store's scratch directory; on the host, required).
 	Path string `yaml:"path"`
+	// RunOn is where the backups of external targets run: "controller" (this
+	// machine, pg_basebackup streaming over the network) or "host" (over SSH, on
+	// the database's own host, into Path there).
+	RunOn string `yaml:"run_on"`
 }
 
 // Metrics configures the sampler of every step.
 type Metrics struct {
 	Interval  Duration `yaml:"interval"`
 	IOLatency string   `yaml:"io_latency"`
+	// MaxClockSkew is how far a host's clock (node_exporter's node_time_seconds) may
+	// be from this machine's before the study refuses it: samples are placed by
+	// this machine's clock, but a skewed host's own logs and timestamps would not
+	// line up with them.
+	MaxClockSkew Duration `yaml:"max_clock_skew"`
 }
 
 // Users is a user sweep: a list, or a series up to a maximum (Fibonacci 1, 2, 3, 5,

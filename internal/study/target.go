@@ -11,12 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/remote"
 )
 
 // variant is the instance configuration a step needs.
@@ -59,6 +61,10 @@ type target struct {
 	replica  string
 	// restoreSeconds is how long the last ready spent restoring (0: none).
 	restoreSeconds float64
+	// ssh is the connection to an external target's host, once one was needed;
+	// devices are the host's disks its metrics sample (nil: every whole disk).
+	ssh     *remote.Host
+	devices []string
 }
 
 // baseRecord says what a base image holds, so a changed workload builds again.
@@ -205,6 +211,15 @@ func (t *target) prepareExternal(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	if err := t.ensureSchema(ctx, db); err != nil {
+		return err
+	}
+	return t.findDevices(ctx, db)
+}
+
+// ensureSchema builds an external database that holds no tables, and accepts one
+// that holds the study's schema.
+func (t *target) ensureSchema(ctx context.Context, db engine.Database) error {
 	tables, err := db.ExistingTables(ctx)
 	if err != nil {
 		return err
@@ -219,6 +234,45 @@ func (t *target) prepareExternal(ctx context.Context) error {
 	}
 	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.spec.Name, t.workload.Warehouses)
 	return t.build(ctx, db)
+}
+
+// findDevices chooses the host's disks an external target's metrics sample: those
+// the study names, or the disks holding the server's data and WAL directories,
+// found over SSH (node_exporter says what each disk did, not what is on it).
+// Without either, every whole disk of the host is sampled.
+func (t *target) findDevices(ctx context.Context, db engine.Database) error {
+	if t.spec.MetricsHost == "" {
+		return nil
+	}
+	if len(t.spec.MetricsDevices) > 0 {
+		t.devices = t.spec.MetricsDevices
+		return nil
+	}
+	if t.spec.SSH == "" {
+		return nil
+	}
+	st, err := db.Storage(ctx)
+	if err != nil || st.Data == "" {
+		return fmt.Errorf("%w: target %s: the server does not say where its data is (%v): name the disks in metrics_devices", engine.ErrInput, t.spec.Name, err)
+	}
+	h, err := t.sshHost(ctx)
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{st.Data, st.WAL} {
+		if dir == "" {
+			continue
+		}
+		disk, err := h.DataDevice(ctx, dir)
+		if err != nil {
+			return fmt.Errorf("target %s: the disk of %s on its host: %w", t.spec.Name, dir, err)
+		}
+		if !slices.Contains(t.devices, disk) {
+			t.devices = append(t.devices, disk)
+		}
+	}
+	fmt.Fprintf(t.log, "target %s: sampling disk %s of its host (holding %s)\n", t.spec.Name, strings.Join(t.devices, ", "), st.Data)
+	return nil
 }
 
 // ready puts the instance in the variant a step needs, running, and restores the base
@@ -295,6 +349,10 @@ func (t *target) dropReplica(ctx context.Context) error {
 // release stops the instance, or destroys it when the study is finished.
 func (t *target) release(ctx context.Context, finished bool) error {
 	if t.spec.Kind == "external" {
+		if t.ssh != nil {
+			t.ssh.Close()
+			t.ssh = nil
+		}
 		return nil
 	}
 	err := t.dropReplica(ctx)
@@ -315,6 +373,7 @@ func (t *target) describe(ctx context.Context) TargetEnv {
 		}
 		return env
 	}
+	env.Host, env.HostDevices = t.spec.Host, t.devices
 	if db, err := engine.Open(ctx, t.dsn); err == nil {
 		env.ServerVersion, _ = db.ServerVersion(ctx)
 		db.Close()

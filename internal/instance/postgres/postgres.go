@@ -117,6 +117,11 @@ func (server) Backup(ctx context.Context, st *instance.State, dir string, how in
 	return s.BaseBackup(ctx, dir)
 }
 
+// BackupExternal implements instance.ExternalBackuper: pg_basebackup run here.
+func (server) BackupExternal(ctx context.Context, dsn, dir string) error {
+	return pgserver.BaseBackupFrom(ctx, dsn, dir)
+}
+
 // Restore implements instance.Server: the backup's files replace the data directory
 // (and the WAL directory when the instance has one), or pg_restore loads a dump.
 func (server) Restore(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {

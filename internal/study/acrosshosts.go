@@ -1,0 +1,248 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/remote"
+)
+
+// acrossHosts runs a consolidation over external targets, each database on its own
+// host, as the papers' VMs on several hosts: every target's users driven from this
+// process with one common start of the timed window, each host's CPU and disks read
+// from its node_exporter and placed on this machine's clock, and physical backups of
+// the last targets as the noise, streamed to this machine or run on their hosts over
+// SSH. External databases are used as they are (never restored).
+func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) error {
+	e := r.experiment(step.Experiment)
+	ts := make([]*target, len(step.Targets))
+	for i, name := range step.Targets {
+		t, err := r.target(ctx, name)
+		if err != nil {
+			return err
+		}
+		ts[i] = t
+	}
+	noisy := 0
+	if step.Noisy {
+		noisy = e.Noisy.Instances
+	}
+	mons := make([]*metrics.Monitor, len(ts))
+	defer func() {
+		for _, m := range mons {
+			if m != nil {
+				m.Close()
+			}
+		}
+	}()
+	for i, t := range ts {
+		db, err := engine.Open(ctx, t.dsn)
+		if err != nil {
+			return fmt.Errorf("target %s: %w", t.spec.Name, err)
+		}
+		defer db.Close()
+		if mons[i], err = metrics.New(ctx, r.metricsConfig(t, db)); err != nil {
+			return fmt.Errorf("target %s: %w", t.spec.Name, err)
+		}
+	}
+	// Time for every target's users to connect over the network, then the ramp.
+	start := time.Now().Add(connectAllowance(step.Users*len(ts)) + step.Ramp)
+	for _, m := range mons {
+		m.Start(ctx, start)
+	}
+	c := &ConsolidationRun{Noisy: step.Noisy, Start: start, End: start.Add(step.Duration), Instances: make([]InstanceResult, len(ts))}
+	window := windowCPU(ctx, c.Start, c.End)
+	errs := make([]error, len(ts))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		ir := &c.Instances[i]
+		ir.Name, ir.Host = t.spec.Name, t.spec.Host
+		if i >= len(ts)-noisy {
+			ir.Role = "noisy"
+			wg.Go(func() {
+				ir.Backups, errs[i] = backupSchedule(ctx, e.Noisy, start, func(k int) (instance.Transfer, error) {
+					return r.externalBackup(ctx, t, e.Noisy, k)
+				})
+			})
+			continue
+		}
+		ir.Role = "oltp"
+		wg.Go(func() { ir.Run, errs[i] = r.oltp(ctx, t.dsn, step, start) })
+	}
+	wg.Wait()
+	for i, m := range mons {
+		c.Instances[i].System = m.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
+	}
+	if cpu, ok := <-window; ok {
+		c.Controller = controllerCPU(cpu, c)
+	}
+	c.Summary = consolidationFacts(c)
+	res.Consolidation = c
+	res.Notes = append(res.Notes, "each instance's client CPU is this whole process's, shared by the targets driven at once: see the consolidation's controller CPU per transaction")
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	r.logConsolidation(step, c)
+	return nil
+}
+
+// connectAllowance is the time given to connect every user before the ramp starts:
+// a remote server takes a round trip and an authentication per session.
+func connectAllowance(users int) time.Duration {
+	return 2*time.Second + time.Duration(users)*5*time.Millisecond
+}
+
+// ControllerCPU is what driving all the targets at once cost this process.
+type ControllerCPU struct {
+	// Seconds is user + system CPU time over the timed window (getrusage of the
+	// whole process), as a single run's client CPU is measured.
+	Seconds      float64 `json:"cpu_s"`
+	Transactions int64   `json:"transactions"` // completed in the window, every target's
+	// MicrosPerTransaction is Seconds over Transactions.
+	MicrosPerTransaction float64 `json:"us_per_txn"`
+}
+
+// windowCPU reads this process's CPU time at the window's start and end and sends
+// the difference in seconds; nothing (the channel closed) when ctx ends first.
+func windowCPU(ctx context.Context, start, end time.Time) <-chan float64 {
+	out := make(chan float64, 1)
+	at := func(t time.Time) (float64, bool) {
+		select {
+		case <-time.After(time.Until(t)):
+		case <-ctx.Done():
+			return 0, false
+		}
+		var u syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+		sec := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
+		return sec(u.Utime) + sec(u.Stime), true
+	}
+	go func() {
+		defer close(out)
+		if before, ok := at(start); ok {
+			if after, ok := at(end); ok {
+				out <- after - before
+			}
+		}
+	}()
+	return out
+}
+
+// controllerCPU is the window's CPU seconds per transaction completed in the
+// window, over all targets.
+func controllerCPU(seconds float64, c *ConsolidationRun) *ControllerCPU {
+	cc := &ControllerCPU{Seconds: seconds}
+	for _, in := range c.Instances {
+		if in.Run != nil {
+			t := &in.Run.Transactions
+			cc.Transactions += t.NewOrder.Count + t.Payment.Count + t.OrderStatus.Count + t.Delivery.Count + t.StockLevel.Count
+		}
+	}
+	if cc.Transactions > 0 {
+		cc.MicrosPerTransaction = cc.Seconds * 1e6 / float64(cc.Transactions)
+	}
+	return cc
+}
+
+// externalBackup takes backup k of an external target: pg_basebackup from this
+// machine into the store's scratch (or the noisy path), or over SSH on its host.
+func (r *runner) externalBackup(ctx context.Context, t *target, n *Noisy, k int) (instance.Transfer, error) {
+	if n.RunOn == "host" {
+		return t.backupOnHost(ctx, n.Path)
+	}
+	owner := "study-" + r.study.Name
+	dir := r.store.ScratchDir(fmt.Sprintf("%s-noisy-%d", t.spec.Name, k))
+	if n.Path != "" {
+		dir = filepath.Join(n.Path, fmt.Sprintf("%s-%s-noisy-%d", r.study.Name, t.spec.Name, k))
+	}
+	tr, err := instance.BackupExternal(ctx, "postgres", t.dsn, dir, owner)
+	if err == nil {
+		err = instance.RemoveBackup(dir, owner)
+	}
+	return tr, err
+}
+
+// backupOnHost runs pg_basebackup on the target's own host over SSH, into a new
+// directory under path there (made by mktemp, so nothing of the host's is ever
+// replaced), and removes it once timed. The password goes to a file only the
+// backup's user can read, through the session's stdin: never on a command line.
+func (t *target) backupOnHost(ctx context.Context, path string) (instance.Transfer, error) {
+	h, err := t.sshHost(ctx)
+	if err != nil {
+		return instance.Transfer{}, fmt.Errorf("backup of %s on its host: %w", t.spec.Name, err)
+	}
+	conninfo, line, err := pgserver.PasswordFile(t.dsn)
+	if err != nil {
+		return instance.Transfer{}, err
+	}
+	// The password file's path is known on the host only: the conninfo ends with
+	// passfile= and the shell appends it.
+	script := strings.Join([]string{
+		"set -e",
+		"umask 077",
+		"dir=$(mktemp -d " + remote.ShellQuote(path+"/storbench-noisy.XXXXXX") + ")",
+		`trap 'rm -rf "$dir"' EXIT`,
+		`cat > "$dir/pgpass"`,
+		"conn=" + remote.ShellQuote(pgserver.WithPassFile(conninfo, "")),
+		`pg_basebackup -d "$conn$dir/pgpass" -D "$dir/base" -F p -X stream -c fast >&2`,
+		`du -sb "$dir/base" | cut -f1`,
+	}, "\n")
+	began := time.Now()
+	out, err := h.Run(ctx, script, strings.NewReader(line+"\n"))
+	tr := instance.Transfer{Seconds: time.Since(began).Seconds()}
+	if err != nil {
+		return tr, fmt.Errorf("backup of %s on its host over SSH: %w", t.spec.Name, err)
+	}
+	if tr.Bytes, err = strconv.ParseInt(strings.TrimSpace(out), 10, 64); err != nil {
+		return tr, fmt.Errorf("backup of %s on its host: its size %q: %w", t.spec.Name, strings.TrimSpace(out), err)
+	}
+	if tr.Seconds > 0 {
+		tr.MBps = float64(tr.Bytes) / 1e6 / tr.Seconds
+	}
+	return tr, nil
+}
+
+// sshHost is the SSH connection to an external target's host, opened once.
+func (t *target) sshHost(ctx context.Context) (*remote.Host, error) {
+	if t.ssh != nil {
+		return t.ssh, nil
+	}
+	h, err := remote.Dial(ctx, remote.Config{Target: t.spec.SSH, KeyFile: t.spec.SSHKey, KnownHosts: t.spec.KnownHosts})
+	if err != nil {
+		return nil, err
+	}
+	t.ssh = h
+	return h, nil
+}
+
+// backupSchedule takes a backup every interval from the common start, n.Cycles
+// times, each placed on the step's timeline.
+func backupSchedule(ctx context.Context, n *Noisy, start time.Time, backup func(k int) (instance.Transfer, error)) ([]BackupCycle, error) {
+	var cycles []BackupCycle
+	for k := 1; k <= n.Cycles; k++ {
+		at := start.Add(time.Duration(k-1) * n.Interval.Duration)
+		select {
+		case <-time.After(time.Until(at)):
+		case <-ctx.Done():
+			return cycles, ctx.Err()
+		}
+		began := time.Now()
+		tr, err := backup(k)
+		if err != nil {
+			return cycles, fmt.Errorf("noisy backup %d: %w", k, err)
+		}
+		cycles = append(cycles, BackupCycle{Cycle: k, StartT: began.Sub(start).Seconds(), EndT: time.Since(start).Seconds(), Transfer: tr})
+	}
+	return cycles, nil
+}
