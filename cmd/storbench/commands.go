@@ -52,7 +52,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			defer db.Close()
 			p := newProgress(c.OutOrStdout())
 			opts.Progress = p.build
-			storage := engine.WatchStorage(c.Context(), db)
+			storage := engine.WatchStorage(c.Context(), db, dsn)
 			sum, err := load.Build(c.Context(), db, opts)
 			p.end()
 			if err != nil && c.Context().Err() != nil {
@@ -123,6 +123,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				mon = m
 				cfg.Started = func(windowStart time.Time) { m.Start(c.Context(), windowStart) }
 			}
+			cfg.Storage = engine.WatchStorage(c.Context(), db, dsn)
 			p := newProgress(c.OutOrStdout())
 			cfg.Progress = p.run
 			res, runErr := driver.Run(c.Context(), db, cfg)

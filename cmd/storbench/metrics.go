@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +44,7 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, ds
 	if f.host != "" {
 		return nil, nil
 	}
-	host, local := localDSN(dsn)
+	host, local := engine.LocalDSN(dsn)
 	if !local {
 		return nil, []string{fmt.Sprintf("the database is on %s, not this host: CPU and memory are this host's (the client's); give --metrics-host for the database host's figures", host)}
 	}
@@ -91,24 +89,6 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db
 		mon.Note(n)
 	}
 	return mon, closeCSV, nil
-}
-
-// localDSN tells whether the DSN's server is on this host (loopback or a Unix socket)
-// and names its host.
-func localDSN(dsn string) (string, bool) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", false
-	}
-	host := u.Hostname()
-	if h := u.Query().Get("host"); h != "" {
-		host = h
-	}
-	if host == "" || host == "localhost" || strings.HasPrefix(host, "/") {
-		return host, true
-	}
-	ip := net.ParseIP(host)
-	return host, ip != nil && ip.IsLoopback()
 }
 
 // createResultFile creates or truncates a result file; it refuses to replace anything

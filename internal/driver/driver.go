@@ -40,6 +40,10 @@ type Config struct {
 	// StartAt, when set, is when the timed window starts, instead of Ramp after the
 	// users connect: runs on several databases then measure the same seconds.
 	StartAt time.Time
+	// Storage is where the database keeps its files (engine.WatchStorage): failures
+	// while it is nearly full stop the run. Unset, only the engine's own disk-full
+	// errors do.
+	Storage engine.StorageWatch
 }
 
 // Tick is the run's state at one second.
@@ -72,10 +76,9 @@ type run struct {
 	// cut is when an interruption ended the timed window early (Unix ns; 0: none):
 	// transactions completing after it do not count.
 	cut atomic.Int64
-	// storage is where the database keeps its files, and diskFull the first error
-	// the engine called a full disk: a run on a full storage is stopped, since users
-	// retrying for the rest of the window would measure only errors.
-	storage  engine.StorageWatch
+	// diskFull is the first error the engine called a full disk: a run on a full
+	// storage is stopped, since users retrying for the rest of the window would
+	// measure only errors.
 	diskFull atomic.Pointer[error]
 }
 
@@ -160,7 +163,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{db: db, cfg: cfg, stopped: make(chan struct{}), storage: engine.WatchStorage(ctx, db)}
+	r := &run{db: db, cfg: cfg, stopped: make(chan struct{})}
 	r.start = time.Now()
 	r.windowStart = r.start.Add(cfg.Ramp)
 	if !cfg.StartAt.IsZero() {
@@ -379,10 +382,10 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 // connections).
 func (r *run) storageFailure(sec Second) error {
 	if err := r.diskFull.Load(); err != nil {
-		return r.storage.Explain(r.db, *err, "then run again")
+		return r.cfg.Storage.Explain(r.db, *err, "then run again")
 	}
-	if sec.Errors > 0 && r.storage.Full() {
-		return r.storage.Explain(r.db, fmt.Errorf("%d transactions failed in the last second", sec.Errors), "then run again")
+	if sec.Errors > 0 && r.cfg.Storage.Full() {
+		return r.cfg.Storage.Explain(r.db, fmt.Errorf("%d transactions failed in the last second", sec.Errors), "then run again")
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -15,9 +17,13 @@ type StorageWatch struct {
 	dirs []string
 }
 
-// WatchStorage reads the database's directories (none when the server is elsewhere
-// or cannot say: then only the engine's own disk-full errors are explained).
-func WatchStorage(ctx context.Context, db Observer) StorageWatch {
+// WatchStorage reads the directories of the database at dsn (none when the server
+// is on another host, whose paths mean nothing here, or cannot say: then only the
+// engine's own disk-full errors are explained).
+func WatchStorage(ctx context.Context, db Observer, dsn string) StorageWatch {
+	if _, local := LocalDSN(dsn); !local {
+		return StorageWatch{}
+	}
 	st, err := db.Storage(ctx)
 	if err != nil || st.Data == "" {
 		return StorageWatch{}
@@ -76,4 +82,22 @@ func (w StorageWatch) Explain(db Database, err error, fix string) error {
 		place = strings.Join(where, "; ")
 	}
 	return fmt.Errorf("the storage is full or nearly (%s): free space there or use a larger target, %s: %w", place, fix, err)
+}
+
+// LocalDSN tells whether the DSN's server is on this host (loopback, a Unix socket,
+// or a file) and names its host.
+func LocalDSN(dsn string) (string, bool) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", false
+	}
+	host := u.Hostname()
+	if h := u.Query().Get("host"); h != "" {
+		host = h
+	}
+	if host == "" || host == "localhost" || strings.HasPrefix(host, "/") {
+		return host, true
+	}
+	ip := net.ParseIP(host)
+	return host, ip != nil && ip.IsLoopback()
 }

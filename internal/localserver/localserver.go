@@ -55,7 +55,9 @@ func PrepareDir(dir string, cred *syscall.Credential) error {
 			return err
 		}
 		if st.Mode().Perm()&0o001 == 0 && st.Sys().(*syscall.Stat_t).Uid != cred.Uid {
-			if err := os.Chmod(d, st.Mode().Perm()|0o011); err != nil {
+			// Keep the sticky and set-id bits: Perm() alone would drop /tmp's sticky bit.
+			keep := st.Mode() & (os.ModePerm | os.ModeSticky | os.ModeSetuid | os.ModeSetgid)
+			if err := os.Chmod(d, keep|0o011); err != nil {
 				return err
 			}
 		}

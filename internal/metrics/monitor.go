@@ -28,8 +28,11 @@ type Config struct {
 	// Host is a node_exporter metrics URL: CPU, memory and disks come from there
 	// instead of this host's /proc.
 	Host string
-	// Devices names the exporter's disks to sample (default: every whole disk).
-	Devices []string
+	// Devices names the exporter's disks to sample (default: every whole disk), and
+	// DeviceRoles what of the database each holds ("data", "wal"; default "device":
+	// named by the user, contents unknown).
+	Devices     []string
+	DeviceRoles map[string][]string
 	// MaxClockSkew bounds how far Host's clock (its node_time_seconds) may be from
 	// this machine's at the first scrape, or New fails: 0 means DefaultMaxClockSkew,
 	// a negative value skips the check (the skew is still measured and reported).
@@ -129,6 +132,9 @@ func (m *Monitor) remote(cfg Config) error {
 	roles := map[string][]string{}
 	for _, d := range cfg.Devices {
 		roles[d] = []string{"device"}
+		if r := cfg.DeviceRoles[d]; len(r) > 0 {
+			roles[d] = r
+		}
 	}
 	n, err := NewNodeExporter(cfg.Host, roles, &http.Client{})
 	if err != nil {

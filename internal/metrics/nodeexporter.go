@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -140,8 +139,13 @@ func (n *NodeExporter) Collect(ctx context.Context, s *Sample) error {
 		if *skew < 0 {
 			side = "behind"
 		}
-		return fmt.Errorf("host %s: its clock is %s s %s this machine's (node_time_seconds at the scrape, ±%.3f s round trip): more than the %s allowed; synchronise its clock (NTP, chrony) or raise metrics.max_clock_skew",
-			n.shown, strconv.FormatFloat(math.Abs(*skew), 'g', 3, 64), side, rtt.Seconds(), n.maxSkew)
+		// Seconds, or milliseconds for a bound below a second (a test's or a lab's).
+		off := fmt.Sprintf("%.1f s", math.Abs(*skew))
+		if math.Abs(*skew) < 1 {
+			off = fmt.Sprintf("%.3f ms", math.Abs(*skew)*1000)
+		}
+		return fmt.Errorf("host %s: its clock is %s %s this machine's (node_time_seconds at the scrape, ±%.3f s round trip): more than the %s allowed; synchronise its clock (NTP, chrony) or raise metrics.max_clock_skew",
+			n.shown, off, side, rtt.Seconds(), n.maxSkew)
 	}
 	cur, err := n.reading(families)
 	if err != nil {

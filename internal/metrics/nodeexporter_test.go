@@ -684,8 +684,8 @@ func TestNodeExporterClockSkewTooLarge(t *testing.T) {
 		offset time.Duration
 		want   string
 	}{
-		{60 * time.Second, "its clock is 60 s ahead of this machine's"},
-		{-60 * time.Second, "its clock is 60 s behind this machine's"},
+		{60 * time.Second, "its clock is 60.0 s ahead of this machine's"},
+		{-60 * time.Second, "its clock is 60.0 s behind this machine's"},
 	} {
 		t.Run(c.offset.String(), func(t *testing.T) {
 			f := newFixtureExporter(t)

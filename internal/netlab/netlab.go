@@ -421,7 +421,7 @@ func removeStale(t testing.TB) {
 	}
 	for _, e := range entries {
 		pid, ok := creatorPID(e.Name())
-		if !ok || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+		if !ok || pid == os.Getpid() || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
 			continue
 		}
 		ns := NetNS(e.Name())

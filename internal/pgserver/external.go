@@ -68,10 +68,11 @@ func BaseBackupFrom(ctx context.Context, dsn, dir string) error {
 		}
 		conninfo = WithPassFile(conninfo, file)
 	}
+	// -w: never a password prompt, which would stall the study on a terminal.
 	out, err := localserver.Run(ctx, nil, nil, filepath.Join(bin, "pg_basebackup"),
-		"-d", conninfo, "-D", dir, "-F", "p", "-X", "stream", "-c", "fast")
+		"-w", "-d", conninfo, "-D", dir, "-F", "p", "-X", "stream", "-c", "fast")
 	if err != nil {
-		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out))
+		return fmt.Errorf("%w: %s", err, strings.Join(strings.Fields(out), " "))
 	}
 	return nil
 }

@@ -476,8 +476,9 @@ func agentAuth(sock string) (*auth, error) {
 // shell and what that started, unless they made groups of their own) is killed
 // and the session closed.
 func (h *Host) Run(ctx context.Context, cmd string, stdin io.Reader) (string, error) {
+	name := commandName(cmd)
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("%s on %s: %w", cmd, h, err)
+		return "", fmt.Errorf("%s on %s: %w", name, h, err)
 	}
 	type result struct {
 		stdout, stderr []byte
@@ -490,7 +491,7 @@ func (h *Host) Run(ctx context.Context, cmd string, stdin io.Reader) (string, er
 	go func() {
 		s, err := h.client.NewSession()
 		if err != nil {
-			done <- result{err: fmt.Errorf("cannot open an SSH session on %s: %w", h, err)}
+			done <- result{err: fmt.Errorf("%w on %s: %w", ErrNoSession, h, err)}
 			return
 		}
 		var stdout bytes.Buffer
@@ -503,7 +504,7 @@ func (h *Host) Run(ctx context.Context, cmd string, stdin io.Reader) (string, er
 		// separation").
 		if err := s.Start(`echo "` + pidPrefix + `$$" >&2; ` + cmd); err != nil {
 			s.Close()
-			done <- result{err: fmt.Errorf("cannot start %s on %s: %w", cmd, h, err)}
+			done <- result{err: fmt.Errorf("cannot start %s on %s: %w", name, h, err)}
 			return
 		}
 		exited := make(chan struct{})
@@ -524,7 +525,7 @@ func (h *Host) Run(ctx context.Context, cmd string, stdin io.Reader) (string, er
 	}()
 	select {
 	case <-ctx.Done():
-		return "", fmt.Errorf("%s on %s: %w", cmd, h, context.Cause(ctx))
+		return "", fmt.Errorf("%s on %s: %w", name, h, context.Cause(ctx))
 	case r := <-done:
 		if r.err == nil {
 			return string(r.stdout), nil
@@ -532,12 +533,25 @@ func (h *Host) Run(ctx context.Context, cmd string, stdin io.Reader) (string, er
 		var exit *ssh.ExitError
 		switch {
 		case errors.As(r.err, &exit) && exit.Signal() != "":
-			return string(r.stdout), fmt.Errorf("%s on %s was killed by SIG%s%s", cmd, h, exit.Signal(), stderrSuffix(r.stderr))
+			return string(r.stdout), fmt.Errorf("%s on %s was killed by SIG%s%s", name, h, exit.Signal(), stderrSuffix(r.stderr))
 		case errors.As(r.err, &exit):
-			return string(r.stdout), fmt.Errorf("%s on %s exited with status %d%s", cmd, h, exit.ExitStatus(), stderrSuffix(r.stderr))
+			return string(r.stdout), fmt.Errorf("%s on %s exited with status %d%s", name, h, exit.ExitStatus(), stderrSuffix(r.stderr))
 		}
-		return string(r.stdout), fmt.Errorf("%s on %s: %w%s", cmd, h, r.err, stderrSuffix(r.stderr))
+		return string(r.stdout), fmt.Errorf("%s on %s: %w%s", name, h, r.err, stderrSuffix(r.stderr))
 	}
+}
+
+// ErrNoSession is a connection that no longer opens sessions (dropped by a firewall's
+// idle timeout, a restarted sshd): dial again.
+var ErrNoSession = errors.New("cannot open an SSH session")
+
+// commandName names a command in an error on one line: a script by its first line.
+func commandName(cmd string) string {
+	first, rest, multi := strings.Cut(strings.TrimSpace(cmd), "\n")
+	if multi && strings.TrimSpace(rest) != "" {
+		return "the script starting " + strconv.Quote(first)
+	}
+	return first
 }
 
 // pidPrefix starts the first line a command's shell writes to stderr: its pid.
@@ -571,7 +585,10 @@ func (h *Host) kill(s *ssh.Session, stderr *stderrBuffer, exited <-chan struct{}
 	// A dead connection would block Run: Close ends it (ks.Close cannot).
 	timer := time.AfterFunc(killTimeout, func() { h.client.Close() })
 	defer timer.Stop()
-	ks.Run(fmt.Sprintf("kill -KILL -- -%d", pid)) // best effort: the group may be gone
+	// TERM first, so that a command's traps clean up what it made (a backup's
+	// directory, a password file); KILL what is still there 2 s later. Best effort:
+	// the group may be gone.
+	ks.Run(fmt.Sprintf("kill -TERM -- -%[1]d 2>/dev/null || exit 0; for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.2; kill -0 -- -%[1]d 2>/dev/null || exit 0; done; kill -KILL -- -%[1]d", pid))
 }
 
 // stderrBuffer collects a command's stderr, the pid line first.

@@ -58,7 +58,7 @@ func environmentSection(srcs []*Source) *Section {
 						devices = append(devices, name+" "+strings.TrimSpace(model))
 					}
 				}
-				if t.Host != "" {
+				if t.HostMetrics != "" {
 					// Its host's node_exporter was read for these disks; none named: all of them.
 					sampled := cmp.Or(strings.Join(t.HostDevices, ", "), "every whole disk")
 					devices = append(devices, "sampled on the host: "+sampled)

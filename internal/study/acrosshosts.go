@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,7 +61,10 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 		m.Start(ctx, start)
 	}
 	c := &ConsolidationRun{Noisy: step.Noisy, Start: start, End: start.Add(step.Duration), Instances: make([]InstanceResult, len(ts))}
-	window := windowCPU(ctx, c.Start, c.End)
+	// Failures that end every target early must not wait for the window's end.
+	cpuCtx, cancelCPU := context.WithCancel(ctx)
+	defer cancelCPU()
+	window := windowCPU(cpuCtx, c.Start, c.End)
 	errs := make([]error, len(ts))
 	var wg sync.WaitGroup
 	for i, t := range ts {
@@ -81,6 +83,9 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 		wg.Go(func() { ir.Run, errs[i] = r.oltp(ctx, t.dsn, step, start) })
 	}
 	wg.Wait()
+	if time.Now().Before(c.End) {
+		cancelCPU()
+	}
 	for i, m := range mons {
 		c.Instances[i].System = m.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
 	}
@@ -90,8 +95,14 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 	c.Summary = consolidationFacts(c)
 	res.Consolidation = c
 	res.Notes = append(res.Notes, "each instance's client CPU is this whole process's, shared by the targets driven at once: see the consolidation's controller CPU per transaction")
-	if err := errors.Join(errs...); err != nil {
-		return err
+	var failed []string
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, ts[i].spec.Name+": "+err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
 	}
 	r.logConsolidation(step, c)
 	return nil
@@ -175,38 +186,52 @@ func (r *runner) externalBackup(ctx context.Context, t *target, n *Noisy, k int)
 
 // backupOnHost runs pg_basebackup on the target's own host over SSH, into a new
 // directory under path there (made by mktemp, so nothing of the host's is ever
-// replaced), and removes it once timed. The password goes to a file only the
-// backup's user can read, through the session's stdin: never on a command line.
+// replaced), and removes it once timed, also when the backup is cancelled (the
+// remote group gets SIGTERM first). The password goes to a file only the backup's
+// user can read, through the session's stdin: never on a command line. The time is
+// pg_basebackup's alone, read on the host (a difference of its clock, so its skew
+// does not matter), as a backup from the controller is timed.
 func (t *target) backupOnHost(ctx context.Context, path string) (instance.Transfer, error) {
-	h, err := t.sshHost(ctx)
-	if err != nil {
-		return instance.Transfer{}, fmt.Errorf("backup of %s on its host: %w", t.spec.Name, err)
-	}
 	conninfo, line, err := pgserver.PasswordFile(t.dsn)
 	if err != nil {
 		return instance.Transfer{}, err
 	}
-	// The password file's path is known on the host only: the conninfo ends with
-	// passfile= and the shell appends it.
 	script := strings.Join([]string{
 		"set -e",
 		"umask 077",
 		"dir=$(mktemp -d " + remote.ShellQuote(path+"/storbench-noisy.XXXXXX") + ")",
 		`trap 'rm -rf "$dir"' EXIT`,
+		"trap 'exit 1' INT TERM HUP",
 		`cat > "$dir/pgpass"`,
-		"conn=" + remote.ShellQuote(pgserver.WithPassFile(conninfo, "")),
-		`pg_basebackup -d "$conn$dir/pgpass" -D "$dir/base" -F p -X stream -c fast >&2`,
-		`du -sb "$dir/base" | cut -f1`,
+		"began=$(date +%s.%N)",
+		`PGPASSFILE="$dir/pgpass" pg_basebackup -w -d ` + remote.ShellQuote(conninfo) + ` -D "$dir/base" -F p -X stream -c fast >&2`,
+		"ended=$(date +%s.%N)",
+		`echo "$began $ended $(du -sb "$dir/base" | cut -f1)"`,
 	}, "\n")
-	began := time.Now()
-	out, err := h.Run(ctx, script, strings.NewReader(line+"\n"))
-	tr := instance.Transfer{Seconds: time.Since(began).Seconds()}
+	run := func() (string, error) {
+		h, err := t.sshHost(ctx)
+		if err != nil {
+			return "", err
+		}
+		return h.Run(ctx, script, strings.NewReader(line+"\n"))
+	}
+	out, err := run()
+	if errors.Is(err, remote.ErrNoSession) {
+		// A connection held since the target was prepared may have been dropped
+		// (a firewall's idle timeout): dial again, once.
+		t.ssh.Close()
+		t.ssh = nil
+		out, err = run()
+	}
 	if err != nil {
-		return tr, fmt.Errorf("backup of %s on its host over SSH: %w", t.spec.Name, err)
+		return instance.Transfer{}, fmt.Errorf("backup of %s on its host over SSH: %w", t.spec.Name, err)
 	}
-	if tr.Bytes, err = strconv.ParseInt(strings.TrimSpace(out), 10, 64); err != nil {
-		return tr, fmt.Errorf("backup of %s on its host: its size %q: %w", t.spec.Name, strings.TrimSpace(out), err)
+	var began, ended float64
+	var tr instance.Transfer
+	if _, err := fmt.Sscan(out, &began, &ended, &tr.Bytes); err != nil || ended < began {
+		return tr, fmt.Errorf("backup of %s on its host: it printed %q, not its times and size: %v", t.spec.Name, strings.TrimSpace(out), err)
 	}
+	tr.Seconds = ended - began
 	if tr.Seconds > 0 {
 		tr.MBps = float64(tr.Bytes) / 1e6 / tr.Seconds
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -167,6 +168,7 @@ func (r *runner) oltp(ctx context.Context, dsn string, step Step, start time.Tim
 	w := r.study.Workload
 	mode, _ := engine.ParseMode(w.Mode)
 	run, err := driver.Run(ctx, db, driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, StartAt: start,
+		Storage:       engine.WatchStorage(ctx, db, dsn),
 		AllWarehouses: w.AllWarehouses, Keying: w.Keying, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5,
 		ClientCPUs: runtime.GOMAXPROCS(0)})
 	if run != nil {
@@ -199,6 +201,17 @@ func (r *runner) noisyBackups(ctx context.Context, t *target, name string, n *No
 	return cycles, nil
 }
 
+// dataDisk is the disk holding the database's data, the first when none says so
+// (a consolidation on one target samples its storage's disk alone).
+func dataDisk(disks []metrics.Disk) metrics.Disk {
+	for _, d := range disks {
+		if slices.Contains(d.Roles, "data") {
+			return d
+		}
+	}
+	return disks[0]
+}
+
 // consolidationFacts summarises the shared disks' per-second latency and the backups.
 func consolidationFacts(c *ConsolidationRun) ConsolidationFacts {
 	var f ConsolidationFacts
@@ -218,7 +231,7 @@ func consolidationFacts(c *ConsolidationRun) ConsolidationFacts {
 			if s.T <= 0 || s.T > c.End.Sub(c.Start).Seconds()+0.5 || len(s.Disks) == 0 {
 				continue
 			}
-			d := s.Disks[0]
+			d := dataDisk(s.Disks)
 			n++
 			f.MeanReadAwaitMs += d.ReadAwaitMs
 			f.MeanWriteAwaitMs += d.WriteAwaitMs
@@ -270,8 +283,12 @@ func (r *runner) logConsolidation(step Step, c *ConsolidationRun) {
 		}
 	}
 	f := c.Summary
-	fmt.Fprintf(r.opts.Log, "  shared disk, per-second averages per I/O: read %.2f ms mean, %.2f ms worst; write %.2f ms mean, %.2f ms worst",
-		f.MeanReadAwaitMs, f.WorstReadAwaitMs, f.MeanWriteAwaitMs, f.WorstWriteAwaitMs)
+	disks := "shared disk"
+	if c.System == nil {
+		disks = "every host's data disk"
+	}
+	fmt.Fprintf(r.opts.Log, "  %s, per-second averages per I/O: read %.2f ms mean, %.2f ms worst; write %.2f ms mean, %.2f ms worst",
+		disks, f.MeanReadAwaitMs, f.WorstReadAwaitMs, f.MeanWriteAwaitMs, f.WorstWriteAwaitMs)
 	if f.BackupMaxSeconds > 0 {
 		fmt.Fprintf(r.opts.Log, "; backups %.1f s mean, %.1f s max, %.1f s in all", f.BackupMeanSeconds, f.BackupMaxSeconds, f.BackupTotalSeconds)
 	}

@@ -39,6 +39,7 @@ type TargetEnv struct {
 	// Host is an external target's host and HostDevices the disks of it that were
 	// sampled (named in the study or found over SSH; none: every whole disk).
 	Host        string   `json:"host,omitempty"`
+	HostMetrics string   `json:"host_metrics,omitempty"` // node_exporter's URL, without a password
 	HostDevices []string `json:"host_devices,omitempty"`
 }
 

@@ -752,6 +752,11 @@ func (c *checker) acrossHosts(i int, e *Experiment, targets []*Target) {
 			c.errf(p(k), "%s is for a consolidation on one managed target", "across hosts each external target is one of the databases: remove %s", k, k)
 		}
 	}
+	for _, t := range targets {
+		if t.MetricsHost == "" {
+			c.errf(p("targets"), "target %s has no host_metrics", "across hosts each host's CPU and disks come from its node_exporter: add host_metrics: http://HOST:9100/metrics to %s", t.Name, t.Name)
+		}
+	}
 	e.Instances = len(targets)
 }
 

@@ -236,16 +236,17 @@ func TestParseErrors(t *testing.T) {
 		{"on_failure", minimal + "on_failure: retry\n", 10, `on_failure "retry" is unknown`},
 
 		// Across hosts.
-		{"both metrics URLs", hosts("    host_metrics: http://db1:9100/metrics\n    metrics_host: http://db1:9100/metrics\n", ""), 7, "has both host_metrics and metrics_host"},
-		{"ssh not user@host", hosts("    ssh: db1\n", ""), 6, `ssh "db1" is not user@host`},
-		{"known_hosts without ssh", hosts("    known_hosts: /k\n", ""), 6, "known_hosts of db1 needs ssh"},
-		{"relative ssh_key", hosts("    ssh: b@db1\n    ssh_key: id\n", ""), 7, `ssh_key "id" is not an absolute path`},
-		{"device without host_metrics", hosts("    metrics_devices: [sda]\n", ""), 6, "metrics_devices of db1 needs host_metrics"},
-		{"device with /dev", hosts("    host_metrics: http://db1:9100/\n    metrics_devices: [/dev/sda]\n", ""), 7, `metrics device "/dev/sda" is not a disk's name`},
-		{"instances across hosts", hosts("", "    instances: 3\n"), 15, "instances is for a consolidation on one managed target"},
-		{"backups on a host without ssh", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host, path: /b}\n"), 15, "backups of db2 run on its host, which needs ssh"},
-		{"backups on a host without path", hosts("    ssh: b@db2\n", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host}\n"), 16, "backups run on the host need a path there"},
-		{"logical across hosts", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, method: logical}\n"), 15, `method "logical" across hosts is not supported`},
+		{"both metrics URLs", hosts("    metrics_host: http://db1:9100/metrics\n", ""), 7, "has both host_metrics and metrics_host"},
+		{"ssh not user@host", hosts("    ssh: db1\n", ""), 7, `ssh "db1" is not user@host`},
+		{"known_hosts without ssh", hosts("    known_hosts: /k\n", ""), 7, "known_hosts of db1 needs ssh"},
+		{"relative ssh_key", hosts("    ssh: b@db1\n    ssh_key: id\n", ""), 8, `ssh_key "id" is not an absolute path`},
+		{"device without host_metrics", strings.Replace(externalOnly("  - kind: user-sweep\n    users: [1]\n"), "    dsn:", "    metrics_devices: [sda]\n    dsn:", 1), 5, "metrics_devices of ext needs host_metrics"},
+		{"device with /dev", hosts("    metrics_devices: [/dev/sda]\n", ""), 7, `metrics device "/dev/sda" is not a disk's name`},
+		{"no host_metrics across hosts", strings.Replace(hosts("", ""), "    host_metrics: http://db2:9100/metrics\n", "", 1), 14, "target db2 has no host_metrics"},
+		{"instances across hosts", hosts("", "    instances: 3\n"), 17, "instances is for a consolidation on one managed target"},
+		{"backups on a host without ssh", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host, path: /b}\n"), 17, "backups of db2 run on its host, which needs ssh"},
+		{"backups on a host without path", hosts("    ssh: b@db2\n", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host}\n"), 18, "backups run on the host need a path there"},
+		{"logical across hosts", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, method: logical}\n"), 17, `method "logical" across hosts is not supported`},
 		{"run_on on one storage", minimal + "  - kind: consolidation\n    instances: 2\n    users: 1\n    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host}\n", 13, "run_on is for consolidations across hosts"},
 		{"metrics key", minimal + "metrics:\n  latency: on\n", 11, `unknown key "latency" in metrics`},
 	}
@@ -291,9 +292,11 @@ targets:
   - name: db1
     kind: external
     dsn: postgres://bench@db1:5432/tpcc
+    host_metrics: http://db1:9100/metrics
 ` + db1 + `  - name: db2
     kind: external
     dsn: postgres://bench@db2:5432/tpcc
+    host_metrics: http://db2:9100/metrics
 workload:
   warehouses: 2
 experiments:

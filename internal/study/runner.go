@@ -214,7 +214,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	mode, _ := engine.ParseMode(w.Mode)
 	cfg := driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, AllWarehouses: w.AllWarehouses,
 		Keying: w.Keying, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5, ClientCPUs: runtime.GOMAXPROCS(0),
-		Started: func(windowStart time.Time) { mon.Start(ctx, windowStart) }}
+		Started: func(windowStart time.Time) { mon.Start(ctx, windowStart) }, Storage: engine.WatchStorage(ctx, db, t.dsn)}
 	if r.opts.Progress != nil {
 		remaining := r.remainingFrom(step.Seq)
 		cfg.Progress = func(tick driver.Tick) {
@@ -269,7 +269,7 @@ func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.T
 		cfg.Database = db
 	}
 	if t.spec.Kind == "external" {
-		cfg.Host, cfg.Devices = t.spec.MetricsHost, t.devices
+		cfg.Host, cfg.Devices, cfg.DeviceRoles = t.spec.MetricsHost, t.devices, t.deviceRoles
 		if cfg.Host != "" {
 			cfg.Targets = nil
 			if cfg.IOLatency == "on" {

@@ -63,8 +63,9 @@ type target struct {
 	restoreSeconds float64
 	// ssh is the connection to an external target's host, once one was needed;
 	// devices are the host's disks its metrics sample (nil: every whole disk).
-	ssh     *remote.Host
-	devices []string
+	ssh         *remote.Host
+	devices     []string
+	deviceRoles map[string][]string // data, wal: of the disks found over SSH
 }
 
 // baseRecord says what a base image holds, so a changed workload builds again.
@@ -189,7 +190,7 @@ func (t *target) ensureBase(ctx context.Context) error {
 
 // build loads the study's schema.
 func (t *target) build(ctx context.Context, db engine.Database) error {
-	storage := engine.WatchStorage(ctx, db)
+	storage := engine.WatchStorage(ctx, db, t.dsn)
 	_, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
 		Seed: t.workload.Seed, Version: t.version})
 	return storage.Explain(db, err, "then run the study again")
@@ -259,16 +260,22 @@ func (t *target) findDevices(ctx context.Context, db engine.Database) error {
 	if err != nil {
 		return err
 	}
-	for _, dir := range []string{st.Data, st.WAL} {
-		if dir == "" {
-			continue
-		}
-		disk, err := h.DataDevice(ctx, dir)
-		if err != nil {
-			return fmt.Errorf("target %s: the disk of %s on its host: %w", t.spec.Name, dir, err)
-		}
-		if !slices.Contains(t.devices, disk) {
-			t.devices = append(t.devices, disk)
+	disk, err := h.DataDevice(ctx, st.Data)
+	if err != nil {
+		return fmt.Errorf("target %s: the disk of its data directory %s on its host: %w (or name the disks in metrics_devices)", t.spec.Name, st.Data, err)
+	}
+	t.devices, t.deviceRoles = []string{disk}, map[string][]string{disk: {"data"}}
+	// A WAL directory of its own (elsewhere than DATA/pg_wal, which the SSH user
+	// often may not read: the data directory is the server's, mode 0700) may be on
+	// another disk; one that cannot be found leaves the data disk sampled alone.
+	if wal := st.WAL; wal != "" && !strings.HasPrefix(wal, st.Data+string(filepath.Separator)) {
+		if disk, err := h.DataDevice(ctx, wal); err != nil {
+			fmt.Fprintf(t.log, "target %s: the disk of its WAL directory %s not found (%v): sampling the data disk only\n", t.spec.Name, wal, err)
+		} else {
+			if !slices.Contains(t.devices, disk) {
+				t.devices = append(t.devices, disk)
+			}
+			t.deviceRoles[disk] = append(t.deviceRoles[disk], "wal")
 		}
 	}
 	fmt.Fprintf(t.log, "target %s: sampling disk %s of its host (holding %s)\n", t.spec.Name, strings.Join(t.devices, ", "), st.Data)
@@ -374,6 +381,9 @@ func (t *target) describe(ctx context.Context) TargetEnv {
 		return env
 	}
 	env.Host, env.HostDevices = t.spec.Host, t.devices
+	if t.spec.MetricsHost != "" {
+		env.HostMetrics = engine.RedactDSN(t.spec.MetricsHost)
+	}
 	if db, err := engine.Open(ctx, t.dsn); err == nil {
 		env.ServerVersion, _ = db.ServerVersion(ctx)
 		db.Close()
