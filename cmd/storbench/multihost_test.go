@@ -86,7 +86,9 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 		}
 		return s
 	}
-	file, env := hostsStudy(t, lab, dir, consolidation("pull", "controller")+consolidation("onhost", "host"), "")
+	// A user sweep on one external target, as on one machine, with its host's metrics.
+	sweep := "  - name: sweep\n    kind: user-sweep\n    targets: [db2]\n    users: [1]\n    ramp: 0s\n    duration: 2s\n"
+	file, env := hostsStudy(t, lab, dir, consolidation("pull", "controller")+consolidation("onhost", "host")+sweep, "")
 	results := filepath.Join(dir, "results")
 	code, out := inController(t, lab, env, "study", "run", file, "--results", results)
 	if code != 0 {
@@ -103,10 +105,13 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps, err := st.Steps()
-	if err != nil || len(steps) != 4 {
-		t.Fatalf("%d steps stored, want 4 (%v)", len(steps), err)
+	if err != nil || len(steps) != 5 {
+		t.Fatalf("%d steps stored, want 5 (%v)", len(steps), err)
 	}
-	for _, s := range steps {
+	if run := steps[4].Run; run == nil || run.NOPMDB <= 0 || run.System == nil || run.System.Summary.CPU == nil || !strings.Contains(run.System.Source, lab.Hosts[1].Addr) {
+		t.Errorf("the user sweep on db2 has no result with its host's metrics: %+v", run)
+	}
+	for _, s := range steps[:4] {
 		c := s.Consolidation
 		if c == nil || len(c.Instances) != 3 {
 			t.Fatalf("step %s: no consolidation of 3 instances", s.Step.ID)
