@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -89,9 +90,49 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 }
 
 // ExternalBackuper is a Server that can also back up a server storbench does not
-// manage, reached at its DSN over the network.
+// manage: from here, reached at its DSN over the network, or on its own host.
 type ExternalBackuper interface {
 	BackupExternal(ctx context.Context, dsn, dir string) error
+	// HostBackupScript is a POSIX shell script, run on the server's own host (over
+	// SSH), that backs the server at dsn up into a new directory under path there,
+	// removes it (also on SIGTERM) and prints "BEGAN ENDED BYTES" (the backup tool's
+	// start and end in seconds since the epoch, the backup's size); the script reads
+	// stdin first (the password: never on a command line).
+	HostBackupScript(dsn, path string) (script, stdin string, err error)
+}
+
+func externalBackuper(engineName string) (ExternalBackuper, error) {
+	b, ok := servers[engineName].(ExternalBackuper)
+	if !ok {
+		return nil, fmt.Errorf("%w: storbench cannot take a physical backup of an external %s server", engine.ErrInput, engineName)
+	}
+	return b, nil
+}
+
+// HostBackup is the script and its stdin that back an external engineName server
+// up on its own host (see ExternalBackuper); ParseHostBackup reads what it printed.
+func HostBackup(engineName, dsn, path string) (script, stdin string, err error) {
+	b, err := externalBackuper(engineName)
+	if err != nil {
+		return "", "", err
+	}
+	return b.HostBackupScript(dsn, path)
+}
+
+// ParseHostBackup reads a host backup script's "BEGAN ENDED BYTES": the seconds
+// are the backup tool's own, a difference of the host's clock (its skew does not
+// matter).
+func ParseHostBackup(out string) (Transfer, error) {
+	var began, ended float64
+	var t Transfer
+	if _, err := fmt.Sscan(out, &began, &ended, &t.Bytes); err != nil || ended < began {
+		return t, fmt.Errorf("the backup printed %q, not its times and size (%v)", strings.TrimSpace(out), err)
+	}
+	t.Seconds = ended - began
+	if t.Seconds > 0 {
+		t.MBps = float64(t.Bytes) / 1e6 / t.Seconds
+	}
+	return t, nil
 }
 
 // BackupExternal takes a physical backup of an external engineName server at dsn
@@ -99,9 +140,9 @@ type ExternalBackuper interface {
 // RemoveBackup(dir, owner)), timed like Backup. The backup is not restorable by
 // storbench: it is a consolidation's noise, a copy of what the server holds.
 func BackupExternal(ctx context.Context, engineName, dsn, dir, owner string) (Transfer, error) {
-	b, ok := servers[engineName].(ExternalBackuper)
-	if !ok {
-		return Transfer{}, fmt.Errorf("%w: storbench cannot take a physical backup of an external %s server", engine.ErrInput, engineName)
+	b, err := externalBackuper(engineName)
+	if err != nil {
+		return Transfer{}, err
 	}
 	if _, err := claim(dir, owner); err != nil {
 		return Transfer{}, err

@@ -13,7 +13,6 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
-	"github.com/storbench/storbench/internal/pgserver"
 	"github.com/storbench/storbench/internal/remote"
 )
 
@@ -177,43 +176,28 @@ func (r *runner) externalBackup(ctx context.Context, t *target, n *Noisy, k int)
 	if n.Path != "" {
 		dir = filepath.Join(n.Path, fmt.Sprintf("%s-%s-noisy-%d", r.study.Name, t.spec.Name, k))
 	}
-	tr, err := instance.BackupExternal(ctx, "postgres", t.dsn, dir, owner)
+	tr, err := instance.BackupExternal(ctx, t.engine, t.dsn, dir, owner)
 	if err == nil {
 		err = instance.RemoveBackup(dir, owner)
 	}
 	return tr, err
 }
 
-// backupOnHost runs pg_basebackup on the target's own host over SSH, into a new
-// directory under path there (made by mktemp, so nothing of the host's is ever
-// replaced), and removes it once timed, also when the backup is cancelled (the
-// remote group gets SIGTERM first). The password goes to a file only the backup's
-// user can read, through the session's stdin: never on a command line. The time is
-// pg_basebackup's alone, read on the host (a difference of its clock, so its skew
-// does not matter), as a backup from the controller is timed.
+// backupOnHost backs the target's server up on its own host over SSH, with the
+// engine's script (instance.HostBackup: a new directory under path there, removed
+// once timed and when cancelled — the remote group gets SIGTERM first —, the
+// password through stdin, the seconds the backup tool's own, timed there).
 func (t *target) backupOnHost(ctx context.Context, path string) (instance.Transfer, error) {
-	conninfo, line, err := pgserver.PasswordFile(t.dsn)
+	script, stdin, err := instance.HostBackup(t.engine, t.dsn, path)
 	if err != nil {
 		return instance.Transfer{}, err
 	}
-	script := strings.Join([]string{
-		"set -e",
-		"umask 077",
-		"dir=$(mktemp -d " + remote.ShellQuote(path+"/storbench-noisy.XXXXXX") + ")",
-		`trap 'rm -rf "$dir"' EXIT`,
-		"trap 'exit 1' INT TERM HUP",
-		`cat > "$dir/pgpass"`,
-		"began=$(date +%s.%N)",
-		`PGPASSFILE="$dir/pgpass" pg_basebackup -w -d ` + remote.ShellQuote(conninfo) + ` -D "$dir/base" -F p -X stream -c fast >&2`,
-		"ended=$(date +%s.%N)",
-		`echo "$began $ended $(du -sb "$dir/base" | cut -f1)"`,
-	}, "\n")
 	run := func() (string, error) {
 		h, err := t.sshHost(ctx)
 		if err != nil {
 			return "", err
 		}
-		return h.Run(ctx, script, strings.NewReader(line+"\n"))
+		return h.Run(ctx, script, strings.NewReader(stdin))
 	}
 	out, err := run()
 	if errors.Is(err, remote.ErrNoSession) {
@@ -226,14 +210,9 @@ func (t *target) backupOnHost(ctx context.Context, path string) (instance.Transf
 	if err != nil {
 		return instance.Transfer{}, fmt.Errorf("backup of %s on its host over SSH: %w", t.spec.Name, err)
 	}
-	var began, ended float64
-	var tr instance.Transfer
-	if _, err := fmt.Sscan(out, &began, &ended, &tr.Bytes); err != nil || ended < began {
-		return tr, fmt.Errorf("backup of %s on its host: it printed %q, not its times and size: %v", t.spec.Name, strings.TrimSpace(out), err)
-	}
-	tr.Seconds = ended - began
-	if tr.Seconds > 0 {
-		tr.MBps = float64(tr.Bytes) / 1e6 / tr.Seconds
+	tr, err := instance.ParseHostBackup(out)
+	if err != nil {
+		return tr, fmt.Errorf("backup of %s on its host: %w", t.spec.Name, err)
 	}
 	return tr, nil
 }

@@ -63,6 +63,7 @@ type target struct {
 	restoreSeconds float64
 	// ssh is the connection to an external target's host, once one was needed;
 	// devices are the host's disks its metrics sample (nil: every whole disk).
+	engine      string // the external server's engine (postgres), from its DSN
 	ssh         *remote.Host
 	devices     []string
 	deviceRoles map[string][]string // data, wal: of the disks found over SSH
@@ -212,6 +213,7 @@ func (t *target) prepareExternal(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	t.engine = db.Engine()
 	if err := t.ensureSchema(ctx, db); err != nil {
 		return err
 	}

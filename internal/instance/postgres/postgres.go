@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/remote"
 )
 
 func init() { instance.Register("postgres", server{}) }
@@ -120,6 +122,29 @@ func (server) Backup(ctx context.Context, st *instance.State, dir string, how in
 // BackupExternal implements instance.ExternalBackuper: pg_basebackup run here.
 func (server) BackupExternal(ctx context.Context, dsn, dir string) error {
 	return pgserver.BaseBackupFrom(ctx, dsn, dir)
+}
+
+// HostBackupScript implements instance.ExternalBackuper: pg_basebackup on the host,
+// into a mktemp directory (nothing of the host's is replaced), its password in a
+// 0600 PGPASSFILE read from stdin, -w so that it never prompts.
+func (server) HostBackupScript(dsn, path string) (script, stdin string, err error) {
+	conninfo, line, err := pgserver.PasswordFile(dsn)
+	if err != nil {
+		return "", "", err
+	}
+	script = strings.Join([]string{
+		"set -e",
+		"umask 077",
+		"dir=$(mktemp -d " + remote.ShellQuote(path+"/storbench-noisy.XXXXXX") + ")",
+		`trap 'rm -rf "$dir"' EXIT`,
+		"trap 'exit 1' INT TERM HUP",
+		`cat > "$dir/pgpass"`,
+		"began=$(date +%s.%N)",
+		`PGPASSFILE="$dir/pgpass" pg_basebackup -w -d ` + remote.ShellQuote(conninfo) + ` -D "$dir/base" -F p -X stream -c fast >&2`,
+		"ended=$(date +%s.%N)",
+		`echo "$began $ended $(du -sb "$dir/base" | cut -f1)"`,
+	}, "\n")
+	return script, line + "\n", nil
 }
 
 // Restore implements instance.Server: the backup's files replace the data directory
