@@ -128,6 +128,9 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			cfg.Progress = p.run
 			res, runErr := driver.Run(c.Context(), db, cfg)
 			p.end()
+			if res == nil && c.Context().Err() != nil {
+				return interruptedBeforeWindow(mon != nil && mon.Started(), csvPathOf(&mf, jsonPath))
+			}
 			if res == nil {
 				return runErr
 			}
@@ -142,19 +145,23 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if res.System != nil {
 				metrics.WriteText(c.OutOrStdout(), res.System, "means over the timed window")
 			}
+			kept := "the result above"
 			if jsonPath != "" {
 				if err := writeJSON(c, jsonPath, res); err != nil {
 					return errors.Join(runErr, err)
 				}
+				kept += ", written to " + jsonPath + ","
 			}
-			if runErr != nil {
-				how := "stopped"
-				if errors.Is(runErr, context.Canceled) {
-					how = "interrupted"
-				}
-				return fmt.Errorf("run %s after %.0f s of the timed window; the result above covers that part: %w", how, res.End.Sub(res.Start).Seconds(), runErr)
+			switch {
+			case runErr == nil:
+				return nil
+			case !res.Interrupted:
+				// The window ran whole; only the database's figures are missing.
+				return fmt.Errorf("%w; %s has the whole window", runErr, kept)
+			case errors.Is(runErr, context.Canceled):
+				return fmt.Errorf("run interrupted after %.0f s of the %.0f s timed window; %s covers that part", res.End.Sub(res.Start).Seconds(), cfg.Duration.Seconds(), kept)
 			}
-			return nil
+			return fmt.Errorf("run stopped after %.0f s of the timed window; %s covers that part: %w", res.End.Sub(res.Start).Seconds(), kept, runErr)
 		},
 	}
 	dsnFlag(c, &dsn)
@@ -266,4 +273,14 @@ func versionCmd() *cobra.Command {
 			fmt.Fprintf(c.OutOrStdout(), "storbench %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		},
 	}
+}
+
+// interruptedBeforeWindow says what an interruption before the timed window kept:
+// no result, and the ramp-up's samples when the sampler had started.
+func interruptedBeforeWindow(sampled bool, csvPath string) error {
+	msg := "interrupted during ramp-up: nothing measured yet, no result written"
+	if sampled && csvPath != "" {
+		msg += "; the ramp-up's metrics samples are in " + csvPath
+	}
+	return errors.New(msg)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -169,7 +170,25 @@ func TestInterruptRun(t *testing.T) {
 		if !strings.Contains(s.stdout+s.stderr, jsonPath) {
 			t.Errorf("%v: the output does not say where the partial result is:\n%s%s", sig, s.stdout, s.stderr)
 		}
+		if lines := strings.Count(strings.TrimRight(s.stderr, "\n"), "\n"); lines != 0 || strings.Contains(s.stderr, "context canceled") {
+			t.Errorf("%v: the message should be one line saying what was kept, not why Go stopped:\n%s", sig, s.stderr)
+		}
 		os.Remove(jsonPath)
+	}
+	// In ramp-up nothing is measured: the message says so, and nothing is written.
+	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Count(out, "ramp") >= 2 },
+		10*time.Second, "run", "--dsn", dsn, "--users", "2", "--ramp", "60s", "--duration", "60s", "--json", jsonPath)
+	t.Logf("ramp-up: exit %d after %v: %s", s.code, s.took, strings.TrimSpace(s.stderr))
+	if s.code != 1 || s.took > 5*time.Second {
+		t.Errorf("ramp-up: exit %d after %v, want 1 within 5 s\n%s%s", s.code, s.took, s.stdout, s.stderr)
+	}
+	if lines := strings.Count(strings.TrimRight(s.stderr, "\n"), "\n"); lines != 0 || strings.Contains(s.stderr, "context canceled") ||
+		!strings.Contains(s.stderr, "interrupted during ramp-up: nothing measured yet, no result written") ||
+		!strings.Contains(s.stderr, "metrics samples are in "+strings.TrimSuffix(jsonPath, ".json")+".metrics.csv") {
+		t.Errorf("ramp-up: the message should be one line saying nothing was measured nor written, and where the samples are:\n%s", s.stderr)
+	}
+	if _, err := os.Stat(jsonPath); !os.IsNotExist(err) {
+		t.Errorf("ramp-up: a result was written: %v", err)
 	}
 	if left := leftovers(dir, before, "bpftrace"); len(left) > 0 {
 		t.Errorf("processes left behind: %q", left)
@@ -288,5 +307,99 @@ func TestInterruptBackup(t *testing.T) {
 	}
 	if _, err := os.Stat(to); !os.IsNotExist(err) {
 		t.Errorf("the partial backup %s is left: %v", to, err)
+	}
+}
+
+// TestRunServerDownAtWindowEnd kills the server (kill -9 of the postmaster) inside the
+// timed window and does not restart it: the run must not lose what it measured. It
+// ends within seconds of the window's end (or at once on Ctrl-C while it waits for the
+// server) with exit 1 and one line, and --json holds the client's view, the outage
+// and the database's figures marked unavailable.
+func TestRunServerDownAtWindowEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs it against PostgreSQL")
+	}
+	for _, interrupt := range []bool{false, true} {
+		t.Run(map[bool]string{false: "wait", true: "sigint"}[interrupt], func(t *testing.T) {
+			srv := pgtest.Start(t)
+			dsn := srv.DSN("tpcc")
+			if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+				t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+			}
+			jsonPath := filepath.Join(t.TempDir(), "run.json")
+			const duration = 6 * time.Second
+			cmd := osexec.Command(binary(t), "run", "--dsn", dsn, "--users", "2", "--ramp", "1s", "--duration", duration.String(), "--json", jsonPath)
+			var out, errOut localserver.SyncBuffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// The first timed progress line is second 1 of the window.
+			for !strings.Contains(out.String(), "timed") {
+				select {
+				case err := <-done:
+					t.Fatalf("run ended before its window: %v\n%s%s", err, out.String(), errOut.String())
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			windowEnd := time.Now().Add(duration - time.Second)
+			time.Sleep(2 * time.Second)
+			if err := syscall.Kill(srv.PID(), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			// Started again once the run is over, for the cleanup's clean stop.
+			defer func() {
+				if err := srv.Start(t.Context()); err != nil {
+					t.Errorf("restart PostgreSQL: %v", err)
+				}
+			}()
+			var sent time.Time
+			if interrupt {
+				// Inside the wait for the server at the window's end.
+				time.Sleep(time.Until(windowEnd.Add(1500 * time.Millisecond)))
+				sent = time.Now()
+				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case <-done:
+			case <-time.After(time.Until(windowEnd.Add(30 * time.Second))):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("run still going 30 s after its window's end\n%s%s", out.String(), errOut.String())
+			}
+			ended := time.Now()
+			t.Logf("exit %d, %v after the window's end: %s", cmd.ProcessState.ExitCode(), ended.Sub(windowEnd).Round(100*time.Millisecond), strings.TrimSpace(errOut.String()))
+			if late := ended.Sub(windowEnd); late > 10*time.Second {
+				t.Errorf("run ended %v after its window's end, want within a few seconds", late)
+			}
+			if interrupt && ended.Sub(sent) > 3*time.Second {
+				t.Errorf("run ended %v after SIGINT, want at once", ended.Sub(sent))
+			}
+			stderr := errOut.String()
+			if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 ||
+				!strings.Contains(stderr, "did not answer at the window's end") || !strings.Contains(stderr, jsonPath) {
+				t.Errorf("exit %d, want 1 with one line saying the database did not answer and where the result is:\n%s%s", code, out.String(), stderr)
+			}
+			var res struct {
+				TPMClient   float64           `json:"tpm_client"`
+				Outage      int               `json:"outage_s"`
+				Unavailable bool              `json:"db_unavailable"`
+				Interrupted bool              `json:"interrupted"`
+				Sources     map[string]string `json:"sources"`
+			}
+			b, err := os.ReadFile(jsonPath)
+			if err != nil || json.Unmarshal(b, &res) != nil {
+				t.Fatalf("no result written: %v\n%s%s", err, out.String(), stderr)
+			}
+			if res.TPMClient <= 0 || res.Outage < 2 || !res.Unavailable || res.Interrupted ||
+				!strings.HasPrefix(res.Sources["tpm_db"], "unavailable") || !strings.HasPrefix(res.Sources["nopm_db"], "unavailable") {
+				t.Errorf("the result should have the client's TPM, the outage and the database's figures unavailable: TPM %.0f, outage %d s, unavailable %v, interrupted %v, sources %q",
+					res.TPMClient, res.Outage, res.Unavailable, res.Interrupted, res.Sources)
+			}
+		})
 	}
 }

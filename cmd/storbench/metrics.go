@@ -67,9 +67,9 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
 	}
 	closeCSV := func() error { return nil }
-	csvPath, flag := f.csvPath, "--metrics-csv"
-	if csvPath == "" && jsonPath != "" {
-		csvPath, flag = strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath))+".metrics.csv", "the samples' CSV beside --json"
+	csvPath, flag := csvPathOf(f, jsonPath), "--metrics-csv"
+	if f.csvPath == "" {
+		flag = "the samples' CSV beside --json"
 	}
 	if csvPath != "" {
 		file, err := createResultFile(csvPath, flag)
@@ -89,6 +89,14 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db
 		mon.Note(n)
 	}
 	return mon, closeCSV, nil
+}
+
+// csvPathOf is where the samples are streamed: --metrics-csv, or beside --json.
+func csvPathOf(f *metricsFlags, jsonPath string) string {
+	if f.csvPath == "" && jsonPath != "" {
+		return strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".metrics.csv"
+	}
+	return f.csvPath
 }
 
 // createResultFile creates or truncates a result file; it refuses to replace anything

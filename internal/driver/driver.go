@@ -194,18 +194,26 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	close(r.stopped)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	// In-flight transactions end on their own, within stopGrace; Ctrl-C ends them at
+	// once (past the window's end or its cut, they do not count anyway).
 	select {
 	case <-finished:
-	case <-time.After(stopGrace):
-		cancelUsers()
-		<-finished
+	case <-grace.C:
+	case <-ctx.Done():
 	}
+	cancelUsers()
+	<-finished
 	if werr != nil {
 		return nil, werr
 	}
 	res.finish(w, shards, cfg, r)
-	if w.interrupted != nil {
+	switch {
+	case w.interrupted != nil:
 		return res, w.interrupted
+	case w.countersLost != nil:
+		return res, fmt.Errorf("the database did not answer at the window's end (%w): its figures are marked unavailable, the client's stand", w.countersLost)
 	}
 	return res, nil
 }
@@ -316,21 +324,27 @@ type window struct {
 	end time.Time
 	// interrupted is why the window was cut short: ctx's error, or a full storage.
 	interrupted error
-	// countersLost is why the database counters could not be read when the window
-	// was cut short (after is then before, moved to the cut).
+	// countersLost is why the database counters could not be read at the window's
+	// end (after is then before, moved to the end): the client's counts stand in.
 	countersLost error
 }
 
 // counterTimeout bounds a read of the database counters at a window edge: a stalled
-// server must fail the run, not hang it.
-const counterTimeout = 30 * time.Second
-
-// counterPatience is how long a window edge waits for a server that is down (being
-// restarted) to answer again; cutPatience, shorter, when the window is cut short
-// (an operator waits on Ctrl-C; a full disk may keep the server down).
+// server must fail the run, not hang it. A read is given at least readMin, even when
+// the patience left is shorter.
 const (
-	counterPatience = 60 * time.Second
-	cutPatience     = 10 * time.Second
+	counterTimeout = 30 * time.Second
+	readMin        = 2 * time.Second
+)
+
+// startPatience is how long the window's start waits for a server that is down
+// (being restarted) to answer again: nothing is measured yet. endPatience, shorter,
+// at the window's end: what was measured is kept whether the server answers or not
+// (a server killed and not restarted, a full disk keeping it down), and an operator
+// is waiting.
+const (
+	startPatience = 60 * time.Second
+	endPatience   = 5 * time.Second
 )
 
 // watch samples every second (progress and timeline), reads the database counters and
@@ -351,20 +365,18 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 			return r.interrupt(ctx, w, &s, ctx.Err())
 		case <-startTimer.C:
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuBefore)
-			c, err := r.counters(ctx, counterPatience)
+			c, err := r.counters(ctx, startPatience)
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's start: %w", err)
 			}
 			w.before = c
 		case now := <-endTimer.C:
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
-			// Past the cancellation: an interruption now must not lose the window.
-			c, err := r.counters(context.WithoutCancel(ctx), counterPatience)
-			if err != nil {
-				return nil, fmt.Errorf("read database counters at the window's end: %w", err)
-			}
-			w.after, w.end = c, r.windowEnd
+			w.end = r.windowEnd
 			w.timeline = append(w.timeline, s.sample(now))
+			// The window is measured: a server that does not answer (or Ctrl-C while
+			// waiting for it) loses the database's figures only.
+			r.readAfter(ctx, w, endPatience)
 			return w, nil
 		case now := <-ticker.C:
 			sec := s.sample(now)
@@ -401,23 +413,41 @@ func (r *run) interrupt(ctx context.Context, w *window, s *sampler, cause error)
 	}
 	r.cut.Store(now.UnixNano())
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
-	c, err := r.counters(context.WithoutCancel(ctx), cutPatience)
-	if err != nil {
-		c = w.before
-		c.At, w.countersLost = now, err
-	}
-	w.after, w.end, w.interrupted = c, now, cause
+	w.end, w.interrupted = now, cause
 	w.timeline = append(w.timeline, s.sample(now))
+	if ctx.Err() != nil {
+		// The operator asked to stop: one short read past the cancellation, no wait.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readMin)
+		defer cancel()
+		r.readAfter(rctx, w, 0)
+		return w, nil
+	}
+	r.readAfter(ctx, w, endPatience)
 	return w, nil
 }
 
+// readAfter reads the counters the window ends with, at w.end; when the server does
+// not answer within patience (or ctx ends), the window keeps its start's counters
+// moved to its end, and why they were lost.
+func (r *run) readAfter(ctx context.Context, w *window, patience time.Duration) {
+	c, err := r.counters(ctx, patience)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			err = fmt.Errorf("interrupted while waiting for the server: %w", err)
+		}
+		c = w.before
+		c.At, w.countersLost = w.end, err
+	}
+	w.after = c
+}
+
 // A server that is restarting cannot be read: the counters are read again, with
-// backoff, for at most counterPatience before the run gives up on them.
+// backoff, for at most patience before the run gives up on them.
 func (r *run) counters(ctx context.Context, patience time.Duration) (engine.Counters, error) {
 	deadline := time.Now().Add(patience)
 	backoff := 250 * time.Millisecond
 	for {
-		cctx, cancel := context.WithTimeout(ctx, counterTimeout)
+		cctx, cancel := context.WithTimeout(ctx, min(counterTimeout, max(time.Until(deadline), readMin)))
 		c, err := r.db.Counters(cctx)
 		cancel()
 		if err == nil || ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {

@@ -41,6 +41,9 @@ type Result struct {
 	// OutageSeconds counts the seconds of the window in which no transaction completed
 	// (a server down, a stall); the timeline shows when, with the errors per second.
 	OutageSeconds int `json:"outage_s,omitempty"`
+	// DatabaseUnavailable: the server did not answer at the window's end, so the
+	// database view (tpm_db, nopm_db) holds the client's counts; Sources says why.
+	DatabaseUnavailable bool `json:"db_unavailable,omitempty"`
 	// System is what the metrics sampler measured on the same timeline.
 	System *metrics.Report `json:"system,omitempty"`
 	Notes  []string        `json:"notes,omitempty"`
@@ -182,9 +185,10 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	}
 	if w.countersLost != nil {
 		res.TPMDB, res.NOPMDB = res.TPMClient, res.NOPMClient
-		lost := "the database could not be read when the window was cut short (" + w.countersLost.Error() + "): the client's count"
+		res.DatabaseUnavailable = true
+		lost := "unavailable: the database could not be read at the window's end (" + strings.ReplaceAll(w.countersLost.Error(), "\n", "; ") + "); the client's count"
 		res.Sources["tpm_db"], res.Sources["nopm_db"] = lost+", as tpm_client", lost+", as nopm_client"
-		res.Notes = append(res.Notes, "database TPM and NOPM are the client's counts: the server did not answer when the window was cut short")
+		res.Notes = append(res.Notes, "database TPM and NOPM unavailable, the client's counts stand in: the server did not answer at the window's end")
 	}
 	if w.after.NoTransactionCounter {
 		res.TPMDB = res.TPMClient

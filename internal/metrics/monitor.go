@@ -231,6 +231,9 @@ func (m *Monitor) Start(ctx context.Context, origin time.Time) {
 	m.sampler.Start(ctx, origin)
 }
 
+// Started tells whether sampling has started (samples may have been streamed).
+func (m *Monitor) Started() bool { return m.started }
+
 // Stop ends sampling and returns the report, summarised over (from, to] seconds from
 // the origin.
 func (m *Monitor) Stop(ctx context.Context, from, to float64) *Report {
