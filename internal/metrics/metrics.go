@@ -34,6 +34,9 @@ type Sample struct {
 	// Latency is per-I/O latency from block tracepoints, when available.
 	Latency  []Latency `json:"io_latency,omitempty"`
 	Database *Database `json:"database,omitempty"`
+	// Resets names the sources whose counters were reset in this interval (a server
+	// restart): they have no figures here (ErrCounterReset).
+	Resets []string `json:"counter_resets,omitempty"`
 	// Scrape says when a remote host's figures were read (node_exporter only).
 	Scrape *Scrape `json:"scrape,omitempty"`
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -177,9 +178,16 @@ func (s *Sampler) collect(ctx context.Context, sample *Sample) map[string]error 
 		cancel()
 		gs := s.gaps[c.name]
 		last := len(gs) - 1
-		if err == nil {
+		// A reset is no failure of the source (it answered): each is said where it
+		// happened.
+		if reset := errors.Is(err, ErrCounterReset); err == nil || reset {
 			if last >= 0 {
 				gs[last].open = false
+			}
+			if reset {
+				sample.Resets = append(sample.Resets, c.name)
+				s.Note("%s counters reset at %s (a server restart or a statistics reset): that interval has no %s figures, and summaries leave it out",
+					c.name, sample.Time.Format(time.TimeOnly), c.name)
 			}
 			continue
 		}
