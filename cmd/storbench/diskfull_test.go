@@ -7,6 +7,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +253,59 @@ experiments:
 // statusRE matches a step's status column in results list.
 func statusRE(status string) *regexp.Regexp {
 	return regexp.MustCompile(`\s` + status + ` \d\d:\d\d:\d\d\s`)
+}
+
+// TestStudyClean: a study whose step failed leaves its instance's data on disk (to
+// resume from); study clean removes the instance (its directories, its server) and
+// keeps the stored results, and refuses a directory that is not a study's store.
+func TestStudyClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a filesystem and runs a study")
+	}
+	full := smallDisk(t, 120)
+	dir := diskTempDir(t, "study-clean-")
+	file := filepath.Join(dir, "study.yaml")
+	must(t, os.WriteFile(file, []byte(`name: clean
+targets:
+  - name: full
+    path: `+filepath.Join(full, "pg")+`
+workload:
+  warehouses: 2
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: [1]
+    ramp: 1s
+    duration: 2s
+`), 0o644))
+	results := filepath.Join(dir, "results")
+	before := processes()
+	code, out, errOut := storbench(t, "study", "run", file, "--results", results)
+	t.Logf("study run: exit %d: %s", code, strings.TrimSpace(errOut))
+	if code != 1 || !strings.Contains(errOut, "storbench study clean "+results) {
+		t.Fatalf("the failed study should say how to remove its instances: exit %d\n%s%s", code, out, errOut)
+	}
+	if entries, err := os.ReadDir(filepath.Join(full, "pg")); err != nil || len(entries) == 0 {
+		t.Fatalf("the failed step left no instance data to clean (%v): the test proves nothing", err)
+	}
+	code, out, errOut = storbench(t, "study", "clean", results)
+	t.Logf("study clean: exit %d: %s%s", code, out, errOut)
+	if code != 0 {
+		t.Fatalf("study clean: exit %d\n%s%s", code, out, errOut)
+	}
+	if entries, err := os.ReadDir(full); err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "pg" }) {
+		t.Errorf("the instance's directory is left in %s (%v)", full, err)
+	}
+	if left := leftovers(full, before); len(left) > 0 {
+		t.Errorf("processes left behind: %q", left)
+	}
+	if code, list, errOut := storbench(t, "results", "list", results); code != 0 || len(statusRE("FAILED").FindAllString(list, -1)) != 1 {
+		t.Errorf("the stored results should be kept: exit %d\n%s%s", code, list, errOut)
+	}
+	if code, out, errOut := storbench(t, "study", "clean", dir); code != 2 || !strings.Contains(errOut, "not a storbench results store") {
+		t.Errorf("clean of a directory that is not a study's store: exit %d, want 2\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("the refused clean touched the directory: %v", err)
+	}
 }

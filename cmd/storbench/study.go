@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"text/template"
 	"time"
 
@@ -24,8 +25,29 @@ func studyCmd() *cobra.Command {
 		Use:   "study",
 		Short: "Run the papers' experiments from one YAML file: plan, run (resumable)",
 	}
-	c.AddCommand(studyPlanCmd(), studyRunCmd())
+	c.AddCommand(studyPlanCmd(), studyRunCmd(), studyCleanCmd())
 	return c
+}
+
+func studyCleanCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "clean RESULTS_DIR",
+		Short: "Stop and remove a study's managed instances (their data), keeping its stored results",
+		Long: `Stop and remove the managed instances a study created (after a failed or
+interrupted study they hold its data on disk): their data and WAL directories, only
+what storbench created in them. The stored results and base images stay; running the
+study again creates its instances anew.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			destroyed, err := study.Clean(c.Context(), args[0])
+			if len(destroyed) > 0 {
+				fmt.Fprintf(c.OutOrStdout(), "removed instances %s; results kept in %s\n", strings.Join(destroyed, ", "), args[0])
+			} else if err == nil {
+				fmt.Fprintf(c.OutOrStdout(), "no instances to remove; results kept in %s\n", args[0])
+			}
+			return err
+		},
+	}
 }
 
 func studyPlanCmd() *cobra.Command {

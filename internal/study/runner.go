@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -122,7 +123,7 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 				fmt.Fprintf(r.opts.Log, "storing the failed step: %v\n", serr)
 			}
 			if r.study.OnFailure != FailureContinues {
-				return fmt.Errorf("%w (the steps before it are stored; run the study again to resume from it, or set on_failure: continue to go on past failed steps)", err)
+				return fmt.Errorf("%w (the steps before it are stored; run the study again to resume from it, or set on_failure: continue to go on past failed steps, or remove its instances with storbench study clean %s)", err, r.store.Dir)
 			}
 			fmt.Fprintf(r.opts.Log, "  FAILED, going on (on_failure: continue): %s\n", res.Error)
 			failed = append(failed, step.ID)
@@ -136,8 +137,8 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("study %s: %d of %d steps failed (%s) and are stored apart, the others are stored in %s: see storbench results list %s, and run the study again to retry them",
-			r.study.Name, len(failed), len(r.steps), strings.Join(failed, ", "), r.store.Dir, r.store.Dir)
+		return fmt.Errorf("study %s: %d of %d steps failed (%s) and are stored apart, the others are stored in %s: see storbench results list %s, and run the study again to retry them or remove its instances with storbench study clean %s",
+			r.study.Name, len(failed), len(r.steps), strings.Join(failed, ", "), r.store.Dir, r.store.Dir, r.store.Dir)
 	}
 	fmt.Fprintf(r.opts.Log, "study %s: all %d steps stored in %s\n", r.study.Name, len(r.steps), r.store.Dir)
 	return nil
@@ -365,17 +366,47 @@ func (r *runner) release(ctx context.Context, finished bool) {
 	if !finished {
 		return
 	}
-	left, err := r.store.Registry().List()
-	if err != nil {
+	if _, err := r.store.destroyInstances(ctx); err != nil {
 		fmt.Fprintf(r.opts.Log, "study instances: %v\n", err)
-		return
+	}
+}
+
+// destroyInstances destroys every instance of the store's registry, standbys first
+// (instance.Registry.Destroy removes only what storbench created for each), and
+// returns the names of those destroyed.
+func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
+	reg := s.Registry()
+	left, err := reg.List()
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(left, func(i, j int) bool { return left[i].ReplicaOf != "" && left[j].ReplicaOf == "" })
+	var destroyed []string
+	var errs []error
 	for _, st := range left {
-		if err := r.store.Registry().Destroy(ctx, st.Name); err != nil {
-			fmt.Fprintf(r.opts.Log, "instance %s: %v\n", st.Name, err)
+		if err := reg.Destroy(ctx, st.Name); err != nil {
+			errs = append(errs, fmt.Errorf("instance %s: %w", st.Name, err))
+			continue
 		}
+		destroyed = append(destroyed, st.Name)
 	}
+	return destroyed, errors.Join(errs...)
+}
+
+// Clean stops and destroys the managed instances of the study stored in dir (after a
+// failed or interrupted study, they hold its data on disk); the stored results and
+// base images stay, and running the study again creates its instances anew. It
+// returns the names of the instances destroyed.
+func Clean(ctx context.Context, dir string) ([]string, error) {
+	store, err := ReadStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Lock(); err != nil {
+		return nil, err
+	}
+	defer store.Unlock()
+	return store.destroyInstances(ctx)
 }
 
 // target prepares a step's target the first time a step needs it: its instance

@@ -109,15 +109,9 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 		return nil, err
 	}
 	// Two runs into one store would restore base images under each other's steps.
-	lock, err := os.OpenFile(st.path(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	if err := st.Lock(); err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("%w: another storbench study run is using %s", engine.ErrInput, dir)
-	}
-	st.lock = lock
 	if restart {
 		if err := st.ClearSteps(); err != nil {
 			st.Unlock()
@@ -135,6 +129,21 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 		return nil, err
 	}
 	return st, nil
+}
+
+// Lock takes the store for this process: a study run, or its cleaning, while no
+// other runs into it.
+func (s *Store) Lock() error {
+	lock, err := os.OpenFile(s.path(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		return fmt.Errorf("%w: another storbench study run is using %s", engine.ErrInput, s.Dir)
+	}
+	s.lock = lock
+	return nil
 }
 
 // Unlock releases the store for another run.
