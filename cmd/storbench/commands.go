@@ -50,6 +50,11 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 				return err
 			}
 			defer db.Close()
+			lease, err := useInstance(c, dsn)
+			if err != nil {
+				return err
+			}
+			defer lease.Release()
 			p := newProgress(c.OutOrStdout())
 			opts.Progress = p.build
 			storage := engine.WatchStorage(c.Context(), db, dsn)
@@ -60,7 +65,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", engine.RedactDSN(dsn))
 			}
 			if err != nil {
-				return storage.Explain(db, err, "then drop the database and build again")
+				return lease.Explain(storage.Explain(db, err, "then drop the database and build again"))
 			}
 			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, VACUUM and CHECKPOINT in %.1fs, total %.1fs\n",
 				sum.Warehouses, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
@@ -107,6 +112,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if err := engine.RequireSchema(c.Context(), db, dsn); err != nil {
 				return err
 			}
+			lease, err := useInstance(c, dsn)
+			if err != nil {
+				return err
+			}
+			defer lease.Release()
 			// Before the metrics files: a run the server cannot hold leaves nothing behind.
 			if err := driver.CheckConnections(c.Context(), db, cfg.Users); err != nil {
 				return err
@@ -132,10 +142,14 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return interruptedBeforeWindow(mon != nil && mon.Started(), csvPathOf(&mf, jsonPath))
 			}
 			if res == nil {
-				return runErr
+				return lease.Explain(runErr)
 			}
 			// An interrupted run still reports and stores the part of the window that ran.
 			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), engine.RedactDSN(dsn), version
+			if why := lease.OOMKilled(); why != "" {
+				// The users rode out the server's restart; the result must say why it had one.
+				res.Notes = append(res.Notes, why)
+			}
 			if mon != nil {
 				res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, res.End.Sub(res.Start).Seconds())
 			}
@@ -157,11 +171,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return nil
 			case !res.Interrupted:
 				// The window ran whole; only the database's figures are missing.
-				return fmt.Errorf("%w; %s has the whole window", runErr, kept)
+				return fmt.Errorf("%w; %s has the whole window", lease.Explain(runErr), kept)
 			case errors.Is(runErr, context.Canceled):
 				return fmt.Errorf("run interrupted after %.0f s of the %.0f s timed window; %s covers that part", res.End.Sub(res.Start).Seconds(), cfg.Duration.Seconds(), kept)
 			}
-			return fmt.Errorf("run stopped after %.0f s of the timed window; %s covers that part: %w", res.End.Sub(res.Start).Seconds(), kept, runErr)
+			return fmt.Errorf("run stopped after %.0f s of the timed window; %s covers that part: %w", res.End.Sub(res.Start).Seconds(), kept, lease.Explain(runErr))
 		},
 	}
 	dsnFlag(c, &dsn)

@@ -33,6 +33,16 @@ func instanceCmd() *cobra.Command {
 
 func registry() (instance.Registry, error) { return instance.DefaultRegistry() }
 
+// useInstance leases the managed instance whose server dsn names, if any, for the
+// command's duration: destroy then refuses it, and its OOM kills can be told.
+func useInstance(c *cobra.Command, dsn string) (*instance.Lease, error) {
+	reg, err := registry()
+	if err != nil {
+		return nil, nil // no registry: no managed instance can serve dsn
+	}
+	return reg.Use(dsn, "storbench "+c.Name())
+}
+
 func instanceCreateCmd() *cobra.Command {
 	var spec instance.Spec
 	var memory, ioLimit string
@@ -176,14 +186,21 @@ func instanceStatusCmd() *cobra.Command {
 }
 
 func instanceDestroyCmd() *cobra.Command {
-	return namedCmd("destroy", "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
+	var force bool
+	c := namedCmd("destroy", "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
 		func(c *cobra.Command, reg instance.Registry, name string) error {
-			if err := reg.Destroy(c.Context(), name); err != nil {
+			destroy := reg.Destroy
+			if force {
+				destroy = reg.ForceDestroy
+			}
+			if err := destroy(c.Context(), name); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "instance %s destroyed\n", name)
 			return nil
 		})
+	c.Flags().BoolVar(&force, "force", false, "destroy it even while a build or run uses it")
+	return c
 }
 
 func printStatus(c *cobra.Command, reg instance.Registry, name string) error {
@@ -259,6 +276,9 @@ func printInstance(c *cobra.Command, s instance.Status) {
 	fmt.Fprintln(out)
 	for _, l := range st.Limits {
 		fmt.Fprintf(out, "  limit: %s\n", l)
+	}
+	if s.Enforced != "" {
+		fmt.Fprintf(out, "  in force: %s\n", s.Enforced)
 	}
 	fmt.Fprintf(out, "  dsn: %s\n", st.DSN())
 }

@@ -22,6 +22,13 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	if !validName.MatchString(spec.Name) {
 		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", engine.ErrInput, spec.Name)
 	}
+	// Held until the record is saved: a concurrent create of the same name (or port)
+	// then finds it and is refused instead of starting a second, unrecorded server.
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
 	if _, err := r.Load(spec.Name); err == nil {
 		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", engine.ErrInput, spec.Name, spec.Name)
 	}
@@ -135,7 +142,7 @@ func (r Registry) Start(ctx context.Context, name string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start instance %s: %w", name, err)
 	}
-	st.Limits, st.Cgroup = applyLimits(st, pid)
+	st.Limits, st.Cgroup = applyLimits(st, pid, r.cgroupName(st.Name))
 	if err := r.save(st); err != nil {
 		return nil, err
 	}
@@ -174,6 +181,9 @@ func (r Registry) Stop(ctx context.Context, name string) (*State, error) {
 type Status struct {
 	*State
 	PID int `json:"pid"` // 0: stopped
+	// Enforced is the memory limit its cgroup enforces, read when asked, and whether
+	// it is the one asked; "" when the instance is stopped or has no cgroup.
+	Enforced string `json:"enforced,omitempty"`
 }
 
 // Status reports one instance.
@@ -182,12 +192,29 @@ func (r Registry) Status(name string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	return Status{State: st, PID: servers[st.Engine].PID(st)}, nil
+	s := Status{State: st, PID: servers[st.Engine].PID(st)}
+	if s.PID != 0 {
+		s.Enforced = enforced(st)
+	}
+	return s, nil
 }
 
 // Destroy stops the instance and removes what storbench created for it: the contents
-// of its directories (and the directories it created), its cgroup and its record.
+// of its directories (and the directories it created), its cgroup and its record. It
+// refuses while a live process holds a lease on the instance (see Use).
 func (r Registry) Destroy(ctx context.Context, name string) error {
+	if _, err := r.Load(name); err != nil {
+		return err
+	}
+	if err := r.inUse(name); err != nil {
+		return err
+	}
+	return r.ForceDestroy(ctx, name)
+}
+
+// ForceDestroy is Destroy even while the instance is in use: the users lose their
+// server.
+func (r Registry) ForceDestroy(ctx context.Context, name string) error {
 	st, err := r.Stop(ctx, name)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,7 +22,7 @@ import (
 // limit that is NOT applied, said in capitals because the instance can then read its
 // database from the host's page cache and a storage test is not I/O-bound. Backends
 // forked later inherit both from the server's main process.
-func applyLimits(st *State, pid int) (applied []string, group string) {
+func applyLimits(st *State, pid int, groupName string) (applied []string, group string) {
 	if st.MemoryBytes == 0 && st.CPUs == "" && st.IOLimit.Zero() {
 		return []string{"no memory, CPU or I/O limit asked"}, ""
 	}
@@ -40,17 +41,17 @@ func applyLimits(st *State, pid int) (applied []string, group string) {
 	_, err := cgroup.Support()
 	if err == nil {
 		var g *cgroup.Group
-		if g, err = cgroup.Create(st.Name, limits); err == nil {
+		if g, err = cgroup.Create(groupName, limits); err == nil {
 			for _, p := range pids {
 				if err == nil {
 					err = ignoreGone(g.Add(p))
 				}
 			}
 			if err == nil {
-				return append(applied, g.Applied()...), st.Name
+				return append(applied, g.Applied()...), groupName
 			}
 			// Some processes are in the group, some not: say so; Stop removes it.
-			return append(applied, fmt.Sprintf("LIMITS PARTLY APPLIED: %v: restart the instance", err)), st.Name
+			return append(applied, fmt.Sprintf("LIMITS PARTLY APPLIED: %v: restart the instance", err)), groupName
 		}
 	}
 	if st.CPUs != "" {
@@ -67,6 +68,100 @@ func applyLimits(st *State, pid int) (applied []string, group string) {
 		applied = append(applied, fmt.Sprintf("I/O LIMIT NOT APPLIED (%v): the storage runs at its own speed", err))
 	}
 	return applied, ""
+}
+
+// cgroupName is the instance's cgroup: cgroups are machine-wide while a registry is
+// one STORBENCH_HOME's, so the name carries a hash of the registry's absolute path and
+// the instance's name; the instance name leads it for people reading /sys/fs/cgroup.
+func (r Registry) cgroupName(name string) string {
+	dir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		dir = r.Dir
+	}
+	sum := sha256.Sum256([]byte(dir + "\x00" + name))
+	const keep = 64 - 1 - 8 // cgroup names are at most 64 characters
+	return fmt.Sprintf("%s-%x", name[:min(len(name), keep)], sum[:4])
+}
+
+// enforced reads the memory limit the instance's cgroup enforces now and compares it
+// with the one asked: another process (an instance of another registry, before
+// cgroup names were per registry, or a person) may have changed or removed it.
+func enforced(st *State) string {
+	if st.Cgroup == "" {
+		return ""
+	}
+	g, err := cgroup.Open(st.Cgroup)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("LIMITS NOT IN FORCE: cgroup storbench/%s is gone: restart the instance", st.Cgroup)
+	}
+	if err != nil {
+		return fmt.Sprintf("LIMITS UNKNOWN: %v", err)
+	}
+	have, err := g.MemoryLimit()
+	if err != nil {
+		return fmt.Sprintf("MEMORY LIMIT UNKNOWN: %v", err)
+	}
+	// The kernel rounds a limit down to whole pages.
+	want := st.MemoryBytes &^ int64(os.Getpagesize()-1)
+	if have != want {
+		return fmt.Sprintf("MEMORY LIMIT MISMATCH: cgroup storbench/%s enforces %s, not the %s asked (changed by another process): restart the instance",
+			st.Cgroup, memoryText(have), memoryText(st.MemoryBytes))
+	}
+	return fmt.Sprintf("memory %s enforced by cgroup storbench/%s (read now)", memoryText(have), st.Cgroup)
+}
+
+// memoryText is a memory limit for people: "1024 MB", or "no limit".
+func memoryText(n int64) string {
+	if n == 0 {
+		return "no limit"
+	}
+	return fmt.Sprintf("%d MB", n>>20)
+}
+
+// oomKills is how many of the instance's processes the kernel's OOM killer has killed
+// in its cgroup.
+func oomKills(st *State) (int64, error) {
+	if st.Cgroup == "" {
+		return 0, fmt.Errorf("instance %s has no cgroup", st.Name)
+	}
+	g, err := cgroup.Open(st.Cgroup)
+	if err != nil {
+		return 0, err
+	}
+	return g.OOMKills()
+}
+
+// OOMKilled is one sentence saying that the kernel's OOM killer killed processes of
+// the instance (a backend, the server) since the lease began, with the limit and what
+// to do; "" when it did not or it cannot be told.
+func (l *Lease) OOMKilled() string {
+	if l == nil || l.oomBase < 0 {
+		return ""
+	}
+	kills, err := oomKills(l.st)
+	if err != nil || kills <= l.oomBase {
+		return ""
+	}
+	limit := memoryText(l.st.MemoryBytes)
+	if g, err := cgroup.Open(l.st.Cgroup); err == nil {
+		if n, err := g.MemoryLimit(); err == nil {
+			limit = memoryText(n)
+		}
+	}
+	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of instance %s (cgroup storbench/%s, memory limit %s): recreate it with a larger --memory (its caches are sized as a share of it) or drive it with fewer connections",
+		kills-l.oomBase, l.st.Name, l.st.Cgroup, limit)
+}
+
+// Explain puts OOMKilled before err when the OOM killer struck: the client only saw
+// its connection closed.
+func (l *Lease) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	if why := l.OOMKilled(); why != "" {
+		return fmt.Errorf("%s: %w", why, err)
+	}
+	return err
 }
 
 // releaseLimits removes the instance's cgroup once its processes are gone (the server

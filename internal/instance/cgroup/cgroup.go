@@ -492,3 +492,39 @@ func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
 }
+
+// MemoryLimit is the memory limit in force, read from the group's file (v1
+// memory.limit_in_bytes, v2 memory.max); 0 when the group has none.
+func (g *Group) MemoryLimit() (int64, error) {
+	if g.version == V1 {
+		return g.v1MemoryLimit()
+	}
+	return g.v2MemoryLimit()
+}
+
+// OOMKills counts the processes of the group the kernel's OOM killer has killed since
+// the group was made (v1 memory.oom_control, v2 memory.events: their oom_kill line).
+func (g *Group) OOMKills() (int64, error) {
+	if g.version == V1 {
+		return g.v1OOMKills()
+	}
+	return g.v2OOMKills()
+}
+
+// keyedValue is the number on the "key N" line of a flat keyed cgroup file.
+func keyedValue(where, dir, file, key string) (int64, error) {
+	s, err := readFile(where, dir, file)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %s: bad %s line %q", where, filepath.Join(dir, file), key, line)
+			}
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: %s has no %s line (kernel too old?)", where, filepath.Join(dir, file), key)
+}

@@ -100,6 +100,7 @@ func (f *fake) fill(dir string) {
 	switch strings.Split(rel, string(filepath.Separator))[0] {
 	case "memory":
 		put("memory.limit_in_bytes", "9223372036854771712")
+		put("memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0")
 	case "cpuset":
 		put("cpuset.cpus", "")
 		put("cpuset.mems", "")
@@ -116,6 +117,7 @@ func (f *fake) fillV2(dir, c string) {
 	switch c {
 	case "memory":
 		put("memory.max", "max")
+		put("memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0")
 	case "cpuset":
 		put("cpuset.cpus", "")
 		put("cpuset.cpus.effective", f.get(filepath.Join(filepath.Dir(dir), "cpuset.cpus.effective")))
@@ -578,4 +580,43 @@ func TestCreateV2Refuses(t *testing.T) {
 			t.Error("half-made group left")
 		}
 	})
+}
+
+// MemoryLimit and OOMKills read what the kernel shows, in either version.
+func TestMemoryLimitAndOOMKills(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		setup          func(*fake)
+		limit, oomFile string
+		oomLine        string
+	}{
+		{"v1", func(f *fake) { f.withV1() }, "memory/storbench/pg/memory.limit_in_bytes",
+			"memory/storbench/pg/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 3"},
+		{"v2", func(f *fake) { f.withV2("", "cpuset memory") }, "storbench/pg/memory.max",
+			"storbench/pg/memory.events", "low 0\nhigh 0\nmax 5\noom 3\noom_kill 3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t)
+			c.setup(f)
+			g, err := Create("pg", Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := g.MemoryLimit(); err != nil || n != 0 {
+				t.Errorf("MemoryLimit() without a limit = %d, %v; want 0", n, err)
+			}
+			if n, err := g.OOMKills(); err != nil || n != 0 {
+				t.Errorf("OOMKills() = %d, %v; want 0", n, err)
+			}
+			// Another process changes the limit; the group reads what is in force.
+			f.put(filepath.Join(f.root, c.limit), "134217728")
+			f.put(filepath.Join(f.root, c.oomFile), c.oomLine)
+			if n, err := g.MemoryLimit(); err != nil || n != 128<<20 {
+				t.Errorf("MemoryLimit() = %d, %v; want %d", n, err, 128<<20)
+			}
+			if n, err := g.OOMKills(); err != nil || n != 3 {
+				t.Errorf("OOMKills() = %d, %v; want 3", n, err)
+			}
+		})
+	}
 }

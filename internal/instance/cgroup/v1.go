@@ -264,3 +264,40 @@ func (g *Group) v1Applied() []string {
 	}
 	return out
 }
+
+// v1Dir is the group's directory in one controller's hierarchy.
+func (g *Group) v1Dir(controller string) (ctrlDir, error) {
+	for _, d := range g.dirs {
+		if d.controller == controller {
+			return d, nil
+		}
+	}
+	return ctrlDir{}, fmt.Errorf("%s: group %s/%s: %w", v1Where(controller), parentDir, g.name, os.ErrNotExist)
+}
+
+func (g *Group) v1MemoryLimit() (int64, error) {
+	d, err := g.v1Dir("memory")
+	if err != nil {
+		return 0, err
+	}
+	s, err := readFile(g.where(d), d.path, "memory.limit_in_bytes")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s/memory.limit_in_bytes: %q is not a number", g.where(d), d.path, s)
+	}
+	if n >= v1Unlimited {
+		return 0, nil
+	}
+	return n, nil
+}
+
+func (g *Group) v1OOMKills() (int64, error) {
+	d, err := g.v1Dir("memory")
+	if err != nil {
+		return 0, err
+	}
+	return keyedValue(g.where(d), d.path, "memory.oom_control", "oom_kill")
+}

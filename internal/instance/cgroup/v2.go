@@ -240,3 +240,20 @@ func (g *Group) v2Applied() []string {
 	}
 	return out
 }
+
+func (g *Group) v2MemoryLimit() (int64, error) {
+	dir := g.dirs[0].path
+	s, err := readFile(v2Where, dir, "memory.max")
+	if err != nil || s == "max" {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s/memory.max: %q is not a number", v2Where, dir, s)
+	}
+	return n, nil
+}
+
+func (g *Group) v2OOMKills() (int64, error) {
+	return keyedValue(v2Where, g.dirs[0].path, "memory.events", "oom_kill")
+}

@@ -1,0 +1,179 @@
+package instance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Several storbench processes share a registry: creates of one name must not both
+// start a server, and destroy must not pull an instance from under a run. Both use
+// flock(2), which the kernel drops when its holder dies, so a killed process never
+// leaves a lock behind.
+
+// lock holds the registry's lock file exclusively until unlock is called; it waits
+// for another holder (a create initialising its server takes seconds) unless ctx ends.
+func (r Registry) lock(ctx context.Context) (unlock func(), err error) {
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(r.Dir, ".lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock the instance registry: %w", err)
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil // closing drops the lock
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock the instance registry %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("wait for the instance registry lock %s: %w", path, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Lease marks an instance as used by this process (a build or run against it) until
+// Release, so that destroy refuses it; it also remembers the OOM kills its cgroup had
+// when the lease began. A nil Lease (no managed instance) does nothing.
+type Lease struct {
+	st      *State
+	file    *os.File
+	oomBase int64 // -1: the cgroup's OOM kills cannot be read
+}
+
+// leaseInfo is what a lease file says about its holder, for destroy's refusal.
+type leaseInfo struct {
+	PID   int       `json:"pid"`
+	What  string    `json:"what"`
+	Since time.Time `json:"since"`
+}
+
+func (r Registry) leaseDir() string { return filepath.Join(r.Dir, "leases") }
+
+// leaseSuffix ends a held lease's file name; instance names hold no '.'.
+const leaseSuffix = ".use"
+
+// Use takes a lease on the instance whose server dsn names, if the registry has one
+// (see Serving); what names the user in destroy's refusal, e.g. "storbench run".
+// It returns nil and no error when no managed instance serves dsn.
+func (r Registry) Use(dsn, what string) (*Lease, error) {
+	st, err := r.Serving(dsn)
+	if st == nil || err != nil {
+		return nil, err
+	}
+	dir := r.leaseDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lease instance %s: %w", st.Name, err)
+	}
+	// Locked under a name destroy does not look at, then renamed: destroy never sees
+	// an unlocked lease of a live process (it would take it for a dead one's).
+	f, err := os.CreateTemp(dir, "new-*")
+	if err != nil {
+		return nil, fmt.Errorf("lease instance %s: %w", st.Name, err)
+	}
+	fail := func(err error) (*Lease, error) {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("lease instance %s: %w", st.Name, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return fail(err)
+	}
+	b, _ := json.Marshal(leaseInfo{PID: os.Getpid(), What: what, Since: time.Now()})
+	if _, err := f.Write(b); err != nil {
+		return fail(err)
+	}
+	final := filepath.Join(dir, fmt.Sprintf("%s.%d.%s%s", st.Name, os.Getpid(), strings.TrimPrefix(filepath.Base(f.Name()), "new-"), leaseSuffix))
+	if err := os.Rename(f.Name(), final); err != nil {
+		return fail(err)
+	}
+	kills, oerr := oomKills(st)
+	if oerr != nil {
+		kills = -1
+	}
+	return &Lease{st: st, file: f, oomBase: kills}, nil
+}
+
+// Release ends the lease.
+func (l *Lease) Release() {
+	if l == nil {
+		return
+	}
+	os.Remove(l.file.Name())
+	l.file.Close()
+}
+
+// Serving is the recorded instance whose server dsn names: a loopback host and the
+// instance's port, with the scheme of the instance's own DSN; nil when there is none.
+func (r Registry) Serving(dsn string) (*State, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Port() == "" {
+		return nil, nil // not a URL naming a port: no managed instance's
+	}
+	if _, local := engine.LocalDSN(dsn); !local {
+		return nil, nil
+	}
+	all, err := r.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range all {
+		own, err := url.Parse(st.DSN())
+		if err == nil && own.Port() == u.Port() && sameScheme(own.Scheme, u.Scheme) {
+			return st, nil
+		}
+	}
+	return nil, nil
+}
+
+// sameScheme treats postgres:// and postgresql:// alike.
+func sameScheme(a, b string) bool {
+	norm := func(s string) string { return strings.TrimSuffix(strings.ToLower(s), "ql") }
+	return norm(a) == norm(b)
+}
+
+// inUse refuses, naming the holder, while a live process holds a lease on the
+// instance; the leases of dead processes are removed.
+func (r Registry) inUse(name string) error {
+	files, err := filepath.Glob(filepath.Join(r.leaseDir(), name+".*"+leaseSuffix))
+	if err != nil {
+		return err
+	}
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			continue // released meanwhile
+		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			os.Remove(path) // its holder is gone
+			f.Close()
+			continue
+		}
+		var info leaseInfo
+		b, _ := os.ReadFile(path)
+		_ = json.Unmarshal(b, &info)
+		f.Close()
+		return fmt.Errorf("%w: instance %s is in use by %s (pid %d, since %s): wait for it or add --force",
+			engine.ErrInput, name, info.What, info.PID, info.Since.Format("15:04:05"))
+	}
+	return nil
+}
