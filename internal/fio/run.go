@@ -102,17 +102,20 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 // runPoint runs one point as its own fio process: a point done is a point kept, and
 // each has its own report and logs.
 func runPoint(ctx context.Context, bin, profile string, spec PointSpec, file *testFile, opts Options, logs string) (*Point, string, error) {
-	prefix := filepath.Join(logs, spec.Name)
+	// fio runs in the logs directory and names its files there relative to it: the
+	// temporary directory's path, whatever it holds, never reaches fio's parser.
+	prefix := spec.Name
 	text := jobText(spec, job{profile: profile, file: file.path, size: opts.Size, runtime: opts.Runtime, logPrefix: prefix})
 	jobFile := prefix + ".fio"
-	report := prefix + ".json"
-	if err := os.WriteFile(jobFile, []byte(text), 0o644); err != nil {
+	report := filepath.Join(logs, prefix+".json")
+	if err := os.WriteFile(filepath.Join(logs, jobFile), []byte(text), 0o644); err != nil {
 		return nil, "", err
 	}
 	// The report goes to a file: fio prints notes on stdout around it.
 	// Its own process group, so stopping it stops every job it forked; killed if
 	// storbench dies, rather than writing on with nobody to remove the file.
-	cmd := childproc.Command(ctx, stopDelay, bin, "--output-format=json+", "--output="+report, jobFile)
+	cmd := childproc.Command(ctx, stopDelay, bin, "--output-format=json+", "--output="+filepath.Base(report), jobFile)
+	cmd.Dir = logs
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -138,9 +141,9 @@ func runPoint(ctx context.Context, bin, profile string, spec PointSpec, file *te
 	}
 	// A point too short for every job to log a whole second has no series; its
 	// figures from the report stand.
-	series, serr := PerSecond(logs, filepath.Base(prefix))
+	series, serr := PerSecond(logs, prefix)
 	// Another profile may have a point of the same name: its logs must not mix.
-	old, _ := filepath.Glob(prefix + "_*.log")
+	old, _ := filepath.Glob(filepath.Join(logs, prefix+"_*.log"))
 	for _, f := range old {
 		os.Remove(f)
 	}
