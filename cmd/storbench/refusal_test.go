@@ -64,3 +64,31 @@ func TestRefusedRunKeepsPreviousFiles(t *testing.T) {
 		}
 	}
 }
+
+// run, check and drop on a SQLite file that does not exist are refused, rather than
+// creating an empty database there; build creates it.
+func TestSQLiteMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tpcc.db")
+	dsn := "sqlite://" + path
+	for _, args := range [][]string{
+		{"run", "--dsn", dsn, "--ramp", "0s", "--duration", "1s", "--no-metrics"},
+		{"check", "--dsn", dsn},
+		{"drop", "--dsn", dsn},
+	} {
+		code, out, errOut := runBinary(t, args...)
+		if code != 2 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 ||
+			!strings.Contains(errOut, "database file "+path+" does not exist") || !strings.Contains(errOut, "storbench build") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line saying the file does not exist and to build it\n%s", args, code, errOut, out)
+		}
+		if got := listing(dir); got != "" {
+			t.Fatalf("%v left %s", args, got)
+		}
+	}
+	if code, out, errOut := runBinary(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runBinary(t, "check", "--dsn", dsn); code != 0 {
+		t.Errorf("check after build: exit %d\n%s%s", code, out, errOut)
+	}
+}
