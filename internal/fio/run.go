@@ -46,7 +46,9 @@ func FindFio() (string, error) {
 
 // Run runs the profiles one after another on one target and returns their results.
 // The test file is removed whatever happens; on an error or interruption the points
-// finished so far are returned with it.
+// finished so far are returned with it, and the error says where it stopped and that
+// the test file was removed (an interruption's matches context.Canceled without
+// ending in its words).
 func Run(ctx context.Context, profiles []Profile, opts Options) (results []Result, err error) {
 	if opts.Runtime < time.Second {
 		return nil, fmt.Errorf("%w: --runtime must be at least 1s (fio logs once a second)", engine.ErrInput)
@@ -63,8 +65,14 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 		return nil, err
 	}
 	defer func() {
-		if rerr := file.remove(); rerr != nil && err == nil {
+		rerr := file.remove()
+		switch {
+		case rerr != nil && err == nil:
 			err = rerr
+		case rerr != nil:
+			err = fmt.Errorf("%w; %v", err, rerr)
+		case err != nil && file.workDir != "":
+			err = fmt.Errorf("%w; the test file was removed", err)
 		}
 	}()
 	logs, err := os.MkdirTemp("", "storbench-fio-logs-")
@@ -82,6 +90,9 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 		for i, spec := range prof.Points {
 			p, version, err := runPoint(ctx, bin, prof.Name, spec, file, opts, logs)
 			if err != nil {
+				if ctx.Err() != nil {
+					err = &interruption{cause: ctx.Err()}
+				}
 				if len(res.Points) > 0 {
 					res.Notes = append(res.Notes, fmt.Sprintf("stopped after %d of %d points: %v", len(res.Points), len(prof.Points), err))
 					results = append(results, res)
@@ -98,6 +109,13 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 	}
 	return results, nil
 }
+
+// interruption is a point's error when Run's context ended: it matches the context's
+// error, and says so in plain words.
+type interruption struct{ cause error }
+
+func (e *interruption) Error() string { return "interrupted" }
+func (e *interruption) Unwrap() error { return e.cause }
 
 // runPoint runs one point as its own fio process: a point done is a point kept, and
 // each has its own report and logs.
