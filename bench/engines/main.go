@@ -68,7 +68,7 @@ func run() error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "engine\tmode\tload s (%d wh)\tusers\tNOPM (database)\tTPM (database)\tclient µs/txn\tnew-order p95 ms\terrors\t\n", *warehouses)
 	for _, t := range targets {
-		db, err := engine.Open(ctx, t.dsn)
+		db, err := engine.OpenOrCreate(ctx, t.dsn)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}

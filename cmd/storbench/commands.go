@@ -23,12 +23,19 @@ func dsnFlag(c *cobra.Command, dsn *string) {
 		"database URL, e.g. postgres://user:pass@127.0.0.1:5432/tpcc (default $STORBENCH_DSN)")
 }
 
-// open opens the database named by --dsn.
+// open opens the existing database named by --dsn.
 func open(ctx context.Context, dsn string) (engine.Database, error) {
-	if dsn == "" {
-		return nil, fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", engine.ErrInput)
+	if err := requireDSN(dsn); err != nil {
+		return nil, err
 	}
 	return engine.Open(ctx, dsn)
+}
+
+func requireDSN(dsn string) error {
+	if dsn == "" {
+		return fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", engine.ErrInput)
+	}
+	return nil
 }
 
 func buildCmd() *cobra.Command {
@@ -45,7 +52,10 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			if err := opts.Validate(); err != nil {
 				return err
 			}
-			db, err := open(c.Context(), dsn)
+			if err := requireDSN(dsn); err != nil {
+				return err
+			}
+			db, err := engine.OpenOrCreate(c.Context(), dsn)
 			if err != nil {
 				return err
 			}

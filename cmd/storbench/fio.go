@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -79,6 +80,9 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 					return errors.Join(failed, err)
 				}
 			}
+			if errors.Is(failed, context.Canceled) {
+				return fmt.Errorf("%w; %s", failed, keptOnInterrupt(runs, jsonPath))
+			}
 			if failed != nil {
 				return failed
 			}
@@ -101,6 +105,24 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 	c.Flags().BoolVar(&opts.DestroyDevice, "i-know-this-destroys-data", false, "confirm --device")
 	c.AddCommand(fioCompareCmd())
 	return c
+}
+
+// keptOnInterrupt says what an interrupted fio leaves: the points finished before,
+// in the tables printed and in --json.
+func keptOnInterrupt(runs []*fio.Runs, jsonPath string) string {
+	n := 0
+	for _, r := range runs {
+		for _, res := range r.Results {
+			n += len(res.Points)
+		}
+	}
+	switch {
+	case n == 0:
+		return "no point had finished: nothing was written"
+	case jsonPath == "":
+		return fmt.Sprintf("the %d finished points are in the tables above, in no file (--json F keeps them)", n)
+	}
+	return fmt.Sprintf("the %d finished points are in the tables above and in %s", n, jsonPath)
 }
 
 func fioCompareCmd() *cobra.Command {

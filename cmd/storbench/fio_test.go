@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,7 +67,20 @@ func TestFioList(t *testing.T) {
 
 func TestFioBadInput(t *testing.T) {
 	dir := t.TempDir()
+	// Names fio's job file would cut (a comment) or expand: refused, as no escape
+	// exists for them.
+	var unwritable []string
+	for _, name := range []string{"a;b", "a#b", "a$b"} {
+		unwritable = append(unwritable, filepath.Join(dir, name))
+		if err := os.Mkdir(unwritable[len(unwritable)-1], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := listing(dir)
 	for _, args := range [][]string{
+		{"fio", "--path", unwritable[0], "--profile", "seq-write-128k", "--size", "16MB", "--runtime", "1s", "--allow-memory-fs"},
+		{"fio", "--path", unwritable[1], "--profile", "seq-write-128k", "--size", "16MB", "--runtime", "1s", "--allow-memory-fs"},
+		{"fio", "--path", unwritable[2], "--profile", "seq-write-128k", "--size", "16MB", "--runtime", "1s", "--allow-memory-fs"},
 		{"fio", "--profile", "hcibench-4k-70r"},
 		{"fio", "--path", dir, "--profile", "nope"},
 		{"fio", "--path", dir},
@@ -78,5 +93,42 @@ func TestFioBadInput(t *testing.T) {
 		if code != 2 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
 		}
+	}
+	if after := listing(dir); after != before {
+		t.Errorf("a refused fio changed %s:\nbefore: %s\nafter:  %s", dir, before, after)
+	}
+}
+
+// fio reads ":" in a file name as a separator between files: a --path holding one
+// still gets its test file there, and the files the split would name — a user's file
+// beside the directory, one relative to the working directory — are not touched.
+func TestFioPathWithColon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs fio")
+	}
+	base := diskTempDir(t, "fio-colon-test-")
+	target := filepath.Join(base, "data:x")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Unescaped, filename=BASE/data:x/… is BASE/data and x/… (from the working
+	// directory, BASE here).
+	userFile := filepath.Join(base, "data")
+	userData := bytes.Repeat([]byte("the user's own data\n"), 1000)
+	if err := os.WriteFile(userFile, userData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := listing(base)
+	cmd := osexec.Command(binary(t), "fio", "--path", target, "--profile", "seq-write-128k", "--size", "16MB", "--runtime", "1s")
+	cmd.Dir = base
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "seq-write-128k 1/1") {
+		t.Errorf("storbench fio did not run the profile: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(userFile); !bytes.Equal(got, userData) {
+		t.Errorf("the user's file %s was changed (%d bytes, had %d)", userFile, len(got), len(userData))
+	}
+	if after := listing(base); after != before {
+		t.Errorf("files appeared or vanished around the target:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

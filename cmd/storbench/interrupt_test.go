@@ -204,7 +204,7 @@ func TestInterruptFio(t *testing.T) {
 	}
 	dir := diskTempDir(t, "fio-interrupt-")
 	before := processes()
-	s := stopAfter(t, syscall.SIGTERM, func(string) bool { return len(mentioning(dir, nil)) > 0 }, 10*time.Second,
+	s := stopAfter(t, syscall.SIGTERM, fioWriting(dir), 10*time.Second,
 		"fio", "--path", dir, "--profile", "hcibench-4k-70r", "--size", "64MB", "--runtime", "60s")
 	if s.code == 0 || s.took > 5*time.Second {
 		t.Errorf("exit %d after %v, want non-zero within 5 s\n%s%s", s.code, s.took, s.stdout, s.stderr)
@@ -218,6 +218,62 @@ func TestInterruptFio(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("files left in the target: %v", names)
+	}
+}
+
+// fioWriting reports when fio lays out or writes its test file in dir (storbench's
+// own command line names dir before it handles signals).
+func fioWriting(dir string) func(string) bool {
+	return func(string) bool {
+		files, _ := filepath.Glob(filepath.Join(dir, "storbench-fio-*", "storbench-fio.dat"))
+		return len(files) > 0
+	}
+}
+
+// Ctrl-C during fio says in one line what was kept: the points finished before, and
+// where, or that nothing was written; and that the test file was removed.
+func TestInterruptFioSaysWhatWasKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs fio")
+	}
+	if _, err := osexec.LookPath("fio"); err != nil {
+		t.Skip("no fio")
+	}
+	dir := diskTempDir(t, "fio-interrupt-kept-")
+	jsonPath := filepath.Join(t.TempDir(), "fio.json")
+	for _, c := range []struct {
+		name  string
+		ready func(string) bool
+		json  bool
+		want  string
+	}{
+		{"during the first point", fioWriting(dir), true,
+			"no point had finished: nothing was written"},
+		{"after a point, with --json", func(out string) bool { return strings.Contains(out, "data-matrix 1/52") }, true,
+			"finished points are in the tables above and in " + jsonPath},
+		{"after a point, without --json", func(out string) bool { return strings.Contains(out, "data-matrix 1/52") }, false,
+			"finished points are in the tables above, in no file (--json F keeps them)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(jsonPath)
+			args := []string{"fio", "--path", dir, "--profile", "data-matrix", "--size", "16MB", "--runtime", "2s"}
+			if c.json {
+				args = append(args, "--json", jsonPath)
+			}
+			s := stopAfter(t, syscall.SIGINT, c.ready, 10*time.Second, args...)
+			line := strings.TrimRight(s.stderr, "\n")
+			if s.code != 1 || strings.Contains(line, "\n") || strings.Contains(line, "context canceled") ||
+				!strings.Contains(line, "interrupted; the test file was removed") || !strings.Contains(line, c.want) {
+				t.Errorf("exit %d, stderr %q: want 1 and one line saying what was kept (%q)", s.code, s.stderr, c.want)
+			}
+			_, err := os.Stat(jsonPath)
+			if wrote := err == nil; wrote != strings.Contains(c.want, jsonPath) {
+				t.Errorf("--json written: %v, want %v", wrote, !wrote)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				t.Errorf("the test file's directory was left: %v", entries)
+			}
+		})
 	}
 }
 

@@ -66,6 +66,12 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db
 	for _, p := range f.paths {
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
 	}
+	// The CSV is created only once the sampler has accepted its flags: a refused run
+	// leaves the previous run's CSV as it was.
+	mon, err := metrics.New(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	closeCSV := func() error { return nil }
 	csvPath, flag := csvPathOf(f, jsonPath), "--metrics-csv"
 	if f.csvPath == "" {
@@ -74,16 +80,12 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db
 	if csvPath != "" {
 		file, err := createResultFile(csvPath, flag)
 		if err != nil {
+			mon.Close()
 			return nil, nil, err
 		}
-		cfg.CSV = file
+		mon.StreamCSV(file)
 		closeCSV = file.Close
 		fmt.Fprintf(out, "samples written to %s as they are taken\n", csvPath)
-	}
-	mon, err := metrics.New(ctx, cfg)
-	if err != nil {
-		_ = closeCSV()
-		return nil, nil, err
 	}
 	for _, n := range notes {
 		mon.Note(n)

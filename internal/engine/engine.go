@@ -223,7 +223,18 @@ type Failure struct {
 }
 
 // Opener opens a database from a DSN whose scheme selected the engine.
-type Opener func(ctx context.Context, dsn string) (Database, error)
+type Opener func(ctx context.Context, dsn string, mode OpenMode) (Database, error)
+
+// OpenMode says whether opening may create the database.
+type OpenMode int
+
+const (
+	// Existing opens a database that exists: one that does not is bad input, not a
+	// new empty database to run or check against.
+	Existing OpenMode = iota
+	// MayCreate lets an engine whose database is a file (SQLite) create it, for build.
+	MayCreate
+)
 
 var openers = map[string]Opener{}
 
@@ -239,13 +250,23 @@ func Register(open Opener, schemes ...string) {
 // command line reports them with exit code 2.
 var ErrInput = errors.New("invalid input")
 
-// Open opens the database a DSN names.
+// Open opens the database a DSN names, which must exist.
 func Open(ctx context.Context, dsn string) (Database, error) {
+	return open(ctx, dsn, Existing)
+}
+
+// OpenOrCreate opens the database a DSN names, creating it if its engine can: what
+// build needs.
+func OpenOrCreate(ctx context.Context, dsn string) (Database, error) {
+	return open(ctx, dsn, MayCreate)
+}
+
+func open(ctx context.Context, dsn string, mode OpenMode) (Database, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {
 		return nil, fmt.Errorf("%w: --dsn %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", ErrInput, RedactDSN(dsn))
 	}
-	open, ok := openers[u.Scheme]
+	opener, ok := openers[u.Scheme]
 	if !ok {
 		var known []string
 		for s := range openers {
@@ -254,7 +275,7 @@ func Open(ctx context.Context, dsn string) (Database, error) {
 		sort.Strings(known)
 		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", ErrInput, u.Scheme, strings.Join(known, " or "))
 	}
-	return open(ctx, dsn)
+	return opener(ctx, dsn, mode)
 }
 
 // RedactDSN removes the password from a DSN so it can be printed and stored.

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // job is what a point's job file needs besides the point itself.
 type job struct {
 	profile   string
-	file      string // the test file, or the raw device
+	file      string // the test file, or the raw device; checkFileName accepts it
 	size      int64
 	runtime   time.Duration
 	logPrefix string // per-second logs: PREFIX_iops.N.log …
@@ -22,7 +23,7 @@ func jobText(p PointSpec, j job) string {
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	line("; storbench fio profile %s, point %s", j.profile, p.Name)
 	line("[global]")
-	line("filename=%s", j.file)
+	line("filename=%s", fioFileName(j.file))
 	line("size=%d", j.size)
 	line("ioengine=libaio")
 	line("direct=1")
@@ -62,4 +63,24 @@ func jobText(p PointSpec, j job) string {
 		line("ss_ramp=%dms", min(j.runtime/4, 10*time.Second).Milliseconds())
 	}
 	return b.String()
+}
+
+// fioFileName escapes the colons of a path for fio's filename=, which otherwise
+// splits it into several files there (fio's own escape, "\:").
+func fioFileName(path string) string {
+	return strings.ReplaceAll(path, ":", `\:`)
+}
+
+// checkFileName refuses a path fio's job file cannot hold as written: fio cuts a
+// value at ";" or "#" (a comment), expands "$" (environment variables, $pagesize …),
+// strips trailing blanks and ends the value at a line break; none has an escape, and
+// each would aim fio's writes at another file.
+func checkFileName(path string) error {
+	if i := strings.IndexAny(path, ";#$\n\r"); i >= 0 {
+		return fmt.Errorf("contains %q, which fio's job file cannot hold in a file name: choose a path without ; # $ or line breaks", path[i])
+	}
+	if strings.TrimRightFunc(path, unicode.IsSpace) != path {
+		return fmt.Errorf("ends in a blank, which fio's job file drops from a file name: choose a path without it")
+	}
+	return nil
 }

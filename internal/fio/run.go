@@ -46,7 +46,9 @@ func FindFio() (string, error) {
 
 // Run runs the profiles one after another on one target and returns their results.
 // The test file is removed whatever happens; on an error or interruption the points
-// finished so far are returned with it.
+// finished so far are returned with it, and the error says where it stopped and that
+// the test file was removed (an interruption's matches context.Canceled without
+// ending in its words).
 func Run(ctx context.Context, profiles []Profile, opts Options) (results []Result, err error) {
 	if opts.Runtime < time.Second {
 		return nil, fmt.Errorf("%w: --runtime must be at least 1s (fio logs once a second)", engine.ErrInput)
@@ -63,8 +65,14 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 		return nil, err
 	}
 	defer func() {
-		if rerr := file.remove(); rerr != nil && err == nil {
+		rerr := file.remove()
+		switch {
+		case rerr != nil && err == nil:
 			err = rerr
+		case rerr != nil:
+			err = fmt.Errorf("%w; %v", err, rerr)
+		case err != nil && file.workDir != "":
+			err = fmt.Errorf("%w; the test file was removed", err)
 		}
 	}()
 	logs, err := os.MkdirTemp("", "storbench-fio-logs-")
@@ -82,6 +90,9 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 		for i, spec := range prof.Points {
 			p, version, err := runPoint(ctx, bin, prof.Name, spec, file, opts, logs)
 			if err != nil {
+				if ctx.Err() != nil {
+					err = &interruption{cause: ctx.Err()}
+				}
 				if len(res.Points) > 0 {
 					res.Notes = append(res.Notes, fmt.Sprintf("stopped after %d of %d points: %v", len(res.Points), len(prof.Points), err))
 					results = append(results, res)
@@ -99,20 +110,30 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 	return results, nil
 }
 
+// interruption is a point's error when Run's context ended: it matches the context's
+// error, and says so in plain words.
+type interruption struct{ cause error }
+
+func (e *interruption) Error() string { return "interrupted" }
+func (e *interruption) Unwrap() error { return e.cause }
+
 // runPoint runs one point as its own fio process: a point done is a point kept, and
 // each has its own report and logs.
 func runPoint(ctx context.Context, bin, profile string, spec PointSpec, file *testFile, opts Options, logs string) (*Point, string, error) {
-	prefix := filepath.Join(logs, spec.Name)
+	// fio runs in the logs directory and names its files there relative to it: the
+	// temporary directory's path, whatever it holds, never reaches fio's parser.
+	prefix := spec.Name
 	text := jobText(spec, job{profile: profile, file: file.path, size: opts.Size, runtime: opts.Runtime, logPrefix: prefix})
 	jobFile := prefix + ".fio"
-	report := prefix + ".json"
-	if err := os.WriteFile(jobFile, []byte(text), 0o644); err != nil {
+	report := filepath.Join(logs, prefix+".json")
+	if err := os.WriteFile(filepath.Join(logs, jobFile), []byte(text), 0o644); err != nil {
 		return nil, "", err
 	}
 	// The report goes to a file: fio prints notes on stdout around it.
 	// Its own process group, so stopping it stops every job it forked; killed if
 	// storbench dies, rather than writing on with nobody to remove the file.
-	cmd := childproc.Command(ctx, stopDelay, bin, "--output-format=json+", "--output="+report, jobFile)
+	cmd := childproc.Command(ctx, stopDelay, bin, "--output-format=json+", "--output="+filepath.Base(report), jobFile)
+	cmd.Dir = logs
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -138,9 +159,9 @@ func runPoint(ctx context.Context, bin, profile string, spec PointSpec, file *te
 	}
 	// A point too short for every job to log a whole second has no series; its
 	// figures from the report stand.
-	series, serr := PerSecond(logs, filepath.Base(prefix))
+	series, serr := PerSecond(logs, prefix)
 	// Another profile may have a point of the same name: its logs must not mix.
-	old, _ := filepath.Glob(prefix + "_*.log")
+	old, _ := filepath.Glob(filepath.Join(logs, prefix+"_*.log"))
 	for _, f := range old {
 		os.Remove(f)
 	}

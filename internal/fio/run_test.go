@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -278,6 +279,23 @@ func TestRawDevice(t *testing.T) {
 	r := results[0]
 	if r.Target.FSType != "raw device" || r.Points[0].Write.IOs == 0 || !strings.Contains(r.Points[0].JobText, "filename="+dev) {
 		t.Errorf("raw device result: %+v", r)
+	}
+
+	// A device path with a colon, which fio would split into two files: the part
+	// before it, here a user's file, is not written.
+	opts.Device = filepath.Join(dir, "disk:0")
+	if err := os.Symlink(dev, opts.Device); err != nil {
+		t.Fatal(err)
+	}
+	userFile, userData := filepath.Join(dir, "disk"), []byte("the user's own data\n")
+	if err := os.WriteFile(userFile, userData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if results, err = Run(context.Background(), prof, opts); err != nil || results[0].Points[0].Write.IOs == 0 {
+		t.Errorf("device %s: %v", opts.Device, err)
+	}
+	if got, _ := os.ReadFile(userFile); !bytes.Equal(got, userData) {
+		t.Errorf("the user's file %s was written: %d bytes, had %d", userFile, len(got), len(userData))
 	}
 }
 

@@ -22,6 +22,9 @@ var memoryFilesystems = map[string]bool{"tmpfs": true, "ramfs": true, "overlay":
 // it created is ever removed.
 const workMarker = ".storbench-fio"
 
+// dataFile is the test file's name in that directory.
+const dataFile = "storbench-fio.dat"
+
 // testFile is where the points' I/O goes: a file in a directory storbench created,
 // or a raw device the user gave up.
 type testFile struct {
@@ -49,6 +52,10 @@ func prepareFile(opts Options) (*testFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
 	}
+	// The test file's name differs only in the temporary directory's digits.
+	if err := checkFileName(filepath.Join(dir, dataFile)); err != nil {
+		return nil, fmt.Errorf("%w: --path %s %v", engine.ErrInput, dir, err)
+	}
 	p, err := metrics.NewResolver().Resolve(dir, "fio")
 	if err != nil {
 		return nil, err
@@ -74,7 +81,7 @@ func prepareFile(opts Options) (*testFile, error) {
 		os.Remove(work)
 		return nil, err
 	}
-	t := &testFile{path: filepath.Join(work, "storbench-fio.dat"), workDir: work, stale: stale,
+	t := &testFile{path: filepath.Join(work, dataFile), workDir: work, stale: stale,
 		info: Target{Path: dir, FSType: p.FSType, Mount: p.Mount, Chain: p.Chain}}
 	for _, d := range p.Devices {
 		t.info.Devices = append(t.info.Devices, d.Name)
@@ -110,12 +117,20 @@ func prepareDevice(opts Options) (*testFile, error) {
 		return nil, fmt.Errorf("%w: --device %s would overwrite everything on it: add --i-know-this-destroys-data, or give --path DIR for a test file",
 			engine.ErrInput, opts.Device)
 	}
-	st, err := os.Stat(opts.Device)
+	// Absolute, as fio would otherwise strip a leading blank off a relative name.
+	dev, err := filepath.Abs(opts.Device)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --device: %v", engine.ErrInput, err)
+	}
+	if err := checkFileName(dev); err != nil {
+		return nil, fmt.Errorf("%w: --device %s %v", engine.ErrInput, dev, err)
+	}
+	st, err := os.Stat(dev)
 	if err != nil || st.Mode()&os.ModeDevice == 0 || st.Mode()&os.ModeCharDevice != 0 {
 		return nil, fmt.Errorf("%w: --device %s is not a block device", engine.ErrInput, opts.Device)
 	}
 	// O_EXCL on a block device fails while it is mounted or held (LVM, md, a swap).
-	fd, err := unix.Open(opts.Device, unix.O_RDONLY|unix.O_EXCL, 0)
+	fd, err := unix.Open(dev, unix.O_RDONLY|unix.O_EXCL, 0)
 	if err != nil {
 		if errors.Is(err, unix.EBUSY) {
 			return nil, fmt.Errorf("%w: --device %s is in use (mounted, or part of LVM/md/swap): refusing to write to it", engine.ErrInput, opts.Device)
@@ -123,11 +138,11 @@ func prepareDevice(opts Options) (*testFile, error) {
 		return nil, fmt.Errorf("%w: --device %s: %v", engine.ErrInput, opts.Device, err)
 	}
 	unix.Close(fd)
-	name := filepath.Base(opts.Device)
-	if resolved, err := filepath.EvalSymlinks(opts.Device); err == nil {
+	name := filepath.Base(dev)
+	if resolved, err := filepath.EvalSymlinks(dev); err == nil {
 		name = filepath.Base(resolved)
 	}
-	return &testFile{path: opts.Device, info: Target{Path: opts.Device, FSType: "raw device", Devices: []string{name},
+	return &testFile{path: dev, info: Target{Path: opts.Device, FSType: "raw device", Devices: []string{name},
 		Models: []string{metrics.DeviceModel(name)}, Chain: name}}, nil
 }
 

@@ -57,7 +57,7 @@ func TestSameDataOnEveryEngine(t *testing.T) {
 	}
 	got := map[string][][3]int64{}
 	for _, e := range engines {
-		db, err := engine.Open(ctx, e.dsn)
+		db, err := engine.OpenOrCreate(ctx, e.dsn)
 		if err != nil {
 			t.Fatalf("%s: %v", e.name, err)
 		}

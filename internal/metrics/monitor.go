@@ -44,8 +44,6 @@ type Config struct {
 	// IOLatency is "auto" (trace per-I/O latency when possible), "on" (fail when not
 	// possible) or "off".
 	IOLatency string
-	// CSV receives each sample as it is taken; nil for none.
-	CSV io.Writer
 	// ProcRoot and SysRoot default to /proc and /sys.
 	ProcRoot, SysRoot string
 }
@@ -92,11 +90,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	case cfg.Host != "" && len(cfg.Targets) > 0:
 		return nil, fmt.Errorf("%w: --path directories are resolved on this host; with --metrics-host pick the host's disks with --metrics-device", engine.ErrInput)
 	}
-	var sink *CSVWriter
-	if cfg.CSV != nil {
-		sink = NewCSVWriter(cfg.CSV)
-	}
-	m := &Monitor{sampler: NewSampler(cfg.Interval, sink)}
+	m := &Monitor{sampler: NewSampler(cfg.Interval, nil)}
 	m.report = Report{IntervalSeconds: cfg.Interval.Seconds(), Sources: map[string]string{}}
 	var err error
 	if cfg.Host != "" {
@@ -221,6 +215,10 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	m.report.Sources["disks"] = diskSource
 	return nil
 }
+
+// StreamCSV writes each sample to w as it is taken, from Start on. A separate step
+// from New, so that a caller creates its file only once New has accepted the rest.
+func (m *Monitor) StreamCSV(w io.Writer) { m.sampler.sink = NewCSVWriter(w) }
 
 // Note adds something the report must say.
 func (m *Monitor) Note(note string) { m.sampler.Note("%s", note) }

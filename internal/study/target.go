@@ -163,7 +163,7 @@ func (t *target) ensureBase(ctx context.Context) error {
 		}
 	}
 	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.spec.Name, want.Warehouses)
-	db, err := engine.Open(ctx, t.dsn)
+	db, err := engine.OpenOrCreate(ctx, t.dsn)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (t *target) prepareExternal(ctx context.Context) error {
 		u.User = url.UserPassword(u.User.Username(), os.Getenv(t.spec.PasswordEnv))
 	}
 	t.dsn = u.String()
-	db, err := engine.Open(ctx, t.dsn)
+	db, err := engine.OpenOrCreate(ctx, t.dsn)
 	if err != nil {
 		return err
 	}

@@ -61,8 +61,9 @@ type DB struct {
 }
 
 // Open connects to the database a mysql://user:password@host:port/db DSN names (or
-// mysql://user:password@/db?socket=/path/mysqld.sock); mariadb:// is the same.
-func Open(ctx context.Context, dsn string) (engine.Database, error) {
+// mysql://user:password@/db?socket=/path/mysqld.sock); mariadb:// is the same. The
+// server never creates the database on connecting, whatever the mode.
+func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, error) {
 	cfg, err := DriverConfig(dsn)
 	if err != nil {
 		return nil, err

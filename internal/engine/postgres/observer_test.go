@@ -17,7 +17,7 @@ import (
 func TestObserver(t *testing.T) {
 	srv := pgtest.Start(t)
 	ctx := context.Background()
-	d, err := Open(ctx, srv.DSN("tpcc"))
+	d, err := Open(ctx, srv.DSN("tpcc"), engine.Existing)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,8 +70,9 @@ type DB struct {
 	observerMu   sync.Mutex
 }
 
-// Open connects to the database a postgres:// DSN names.
-func Open(ctx context.Context, dsn string) (engine.Database, error) {
+// Open connects to the database a postgres:// DSN names; the server never creates it
+// on connecting, whatever the mode.
+func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --dsn: %v", engine.ErrInput, err)

@@ -66,7 +66,7 @@ func (ts *testServer) clone(t testing.TB) *DB {
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE tpcc"); err != nil {
 		t.Fatalf("clone: %v", err)
 	}
-	db, err := Open(ctx, ts.srv.DSN(name))
+	db, err := Open(ctx, ts.srv.DSN(name), engine.Existing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func (ts *testServer) clone(t testing.TB) *DB {
 
 // buildDatabase creates and loads a database with storbench's own build.
 func buildDatabase(ctx context.Context, dsn string, seed uint64, warehouses int) error {
-	d, err := Open(ctx, dsn)
+	d, err := Open(ctx, dsn, engine.Existing)
 	if err != nil {
 		return err
 	}

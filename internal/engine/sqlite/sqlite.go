@@ -50,15 +50,19 @@ type DB struct {
 	path string
 }
 
-// Open opens (creating if need be) the database file a sqlite:///path/tpcc.db DSN
-// names; its directory must exist.
-func Open(ctx context.Context, dsn string) (engine.Database, error) {
+// Open opens the database file a sqlite:///path/tpcc.db DSN names; its directory
+// must exist, and the file too unless mode lets it be created (SQLite would create
+// an empty one on any open).
+func Open(ctx context.Context, dsn string, mode engine.OpenMode) (engine.Database, error) {
 	path, err := filePath(dsn)
 	if err != nil {
 		return nil, err
 	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: --dsn %s: directory %s does not exist (create it on the storage to test)", engine.ErrInput, dsn, filepath.Dir(path))
+	}
+	if _, err := os.Stat(path); mode == engine.Existing && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: --dsn %s: the database file %s does not exist: check the path, or create it with storbench build --dsn %s first", engine.ErrInput, dsn, path, dsn)
 	}
 	// WAL with synchronous=FULL: each commit fsyncs the log, the durability a server
 	// gives, so the storage's latency shows in every commit.

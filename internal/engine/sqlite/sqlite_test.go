@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 
 func open(t *testing.T, path string) engine.Database {
 	t.Helper()
-	db, err := engine.Open(context.Background(), "sqlite://"+path)
+	db, err := engine.OpenOrCreate(context.Background(), "sqlite://"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,9 +111,14 @@ func TestManyUsersShareTheWriter(t *testing.T) {
 }
 
 func TestBadDSN(t *testing.T) {
-	for _, dsn := range []string{"sqlite://", "sqlite://db.example.com/x.db", "sqlite:///nonexistent/dir/tpcc.db"} {
+	missing := filepath.Join(t.TempDir(), "tpcc.db")
+	for _, dsn := range []string{"sqlite://", "sqlite://db.example.com/x.db", "sqlite:///nonexistent/dir/tpcc.db", "sqlite://" + missing} {
 		if _, err := engine.Open(context.Background(), dsn); !errors.Is(err, engine.ErrInput) {
 			t.Errorf("%s: %v, want invalid input", dsn, err)
 		}
+	}
+	// Opening to run is no way to create the file.
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s: %v, want it still missing", missing, err)
 	}
 }
