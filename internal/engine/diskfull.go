@@ -47,6 +47,16 @@ func (w StorageWatch) Full() bool {
 	return full
 }
 
+// Free is the space left in the database's data directory, when it is known (a
+// database on this host that names its directory).
+func (w StorageWatch) Free() (dir string, free int64, known bool) {
+	var fs unix.Statfs_t
+	if len(w.dirs) == 0 || unix.Statfs(w.dirs[0], &fs) != nil {
+		return "", 0, false
+	}
+	return w.dirs[0], int64(fs.Bavail) * fs.Bsize, true
+}
+
 // space reads the free space of the directories' filesystems, each once.
 func (w StorageWatch) space() (nearly bool, where []string) {
 	seen := map[uint64]bool{} // filesystems, by device: the WAL is often on the data's

@@ -40,7 +40,12 @@ type Builder interface {
 	NewLoader(ctx context.Context) (Loader, error)
 	// FinishBuild creates indexes, constraints and stored procedures, records info,
 	// and leaves the database ready to measure (statistics, hint bits, checkpoint).
-	FinishBuild(ctx context.Context, info BuildInfo) error
+	// Notes say what it skipped because this user may not do it (a checkpoint
+	// without the privilege): the build is complete, the user should know.
+	FinishBuild(ctx context.Context, info BuildInfo) (notes []string, err error)
+	// BytesPerWarehouse is what one more warehouse takes on disk once built (tables
+	// and indexes): a build its storage cannot hold is refused before it starts.
+	BytesPerWarehouse() int64
 	// Drop removes the TPC-C tables (only those, and storbench's metadata) and returns
 	// the names it dropped.
 	Drop(ctx context.Context) ([]string, error)
