@@ -34,6 +34,9 @@ func TestCountsBeyondTheMachineRefused(t *testing.T) {
 	dsn := "sqlite://" + filepath.Join(dir, "tpcc.db")
 
 	refused(t, "--warehouses 1000000000000 is more than 1000000", "build", "--dsn", dsn, "--warehouses", "1000000000000")
+	// More than the disk under the file holds (82 TB): refused after the file's
+	// directory is known, and the file made to find it out is gone again.
+	refused(t, "1000000 warehouses need about 82000.0 GB on "+dir, "build", "--dsn", dsn, "--warehouses", "1000000")
 	refused(t, "--workers 100000 is out of range", "build", "--dsn", dsn, "--warehouses", "1", "--workers", "100000")
 	refused(t, "--client-cpus 100000 is out of range", "run", "--dsn", dsn, "--client-cpus", "100000")
 	refused(t, "--duration 200h0m0s is longer than 168h0m0s", "run", "--dsn", dsn, "--duration", "200h")
@@ -67,7 +70,7 @@ func TestBuildBeyondFreeSpaceRefused(t *testing.T) {
 	mnt := smallDisk(t, 200)
 	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "bounds-space")
 	before := tablesOf(t, dsn)
-	refused(t, "--warehouses 4 need about 0.4 GB on "+filepath.Join(mnt, "pg"), "build", "--dsn", dsn, "--warehouses", "4")
+	refused(t, "4 warehouses need about 0.4 GB on "+filepath.Join(mnt, "pg"), "build", "--dsn", dsn, "--warehouses", "4")
 	if after := tablesOf(t, dsn); after != before {
 		t.Errorf("refused build touched the database: before %q, after %q", before, after)
 	}

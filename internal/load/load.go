@@ -97,8 +97,12 @@ func checkSpace(db engine.Database, o Options) error {
 	if !known || need <= free {
 		return nil
 	}
-	return fmt.Errorf("%w: --warehouses %d need about %.1f GB on %s, which has %.1f GB free (give at most %d warehouses, or free space there)",
-		engine.ErrInput, o.Warehouses, float64(need)/1e9, dir, float64(free)/1e9, free/db.BytesPerWarehouse())
+	fix := "free space there or use a larger target"
+	if fit := free / db.BytesPerWarehouse(); fit > 0 {
+		fix = fmt.Sprintf("give at most %d warehouses, or free space there", fit)
+	}
+	return fmt.Errorf("%w: %d warehouses need about %.1f GB on %s, which has %.1f GB free (%s)",
+		engine.ErrInput, o.Warehouses, float64(need)/1e9, dir, float64(free)/1e9, fix)
 }
 
 // Build creates and loads the schema. It refuses to touch a database that already

@@ -51,6 +51,8 @@ var dialect = func() *sqldb.Dialect {
 type DB struct {
 	*sqldb.DB
 	path string
+	// created: Open made the file (there was none), so Close may remove it again.
+	created bool
 }
 
 // Open opens (creating if need be) the database file a sqlite:///path/tpcc.db DSN
@@ -63,6 +65,7 @@ func Open(ctx context.Context, dsn string) (engine.Database, error) {
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: --dsn %s: directory %s does not exist (create it on the storage to test)", engine.ErrInput, dsn, filepath.Dir(path))
 	}
+	_, statErr := os.Stat(path)
 	// WAL with synchronous=FULL: each commit fsyncs the log, the durability a server
 	// gives, so the storage's latency shows in every commit.
 	q := url.Values{}
@@ -73,7 +76,25 @@ func Open(ctx context.Context, dsn string) (engine.Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{DB: db, path: path}, nil
+	return &DB{DB: db, path: path, created: errors.Is(statErr, fs.ErrNotExist)}, nil
+}
+
+// Close implements engine.Database. A file Open created that holds no table of
+// storbench's when it is closed (a refused build, a run on a mistyped path) is
+// removed with its log: a refusal leaves nothing behind, and only what this Open
+// created is removed.
+func (db *DB) Close() {
+	empty := false
+	if db.created {
+		tables, err := db.ExistingTables(context.Background())
+		empty = err == nil && len(tables) == 0
+	}
+	db.DB.Close()
+	if empty {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			_ = os.Remove(db.path + suffix)
+		}
+	}
 }
 
 // filePath is the database file of sqlite:///abs/path.db or sqlite:relative.db.
