@@ -76,6 +76,26 @@ func TestBuildBeyondFreeSpaceRefused(t *testing.T) {
 	}
 }
 
+// TestStudyBeyondFreeSpaceRefused: a study whose workload a managed target's storage
+// cannot hold is refused by study plan, at the workload's line, before any instance
+// exists (before, study run created and started one, then failed its build).
+func TestStudyBeyondFreeSpaceRefused(t *testing.T) {
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	mnt := smallDisk(t, 100)
+	study := filepath.Join(t.TempDir(), "big.yaml")
+	must(t, os.WriteFile(study, []byte("name: big\ntargets:\n  - name: small\n    path: "+filepath.Join(mnt, "pg")+
+		"\nworkload:\n  warehouses: 10\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
+	before := listing(mnt)
+	refused(t, study+":6: target small: 10 warehouses need about 1.1 GB on "+filepath.Join(mnt, "pg"), "study", "plan", study)
+	refused(t, study+":6: target small: 10 warehouses need about 1.1 GB", "study", "run", study, "--results", filepath.Join(t.TempDir(), "results"))
+	if after := listing(mnt); after != before {
+		t.Errorf("the refused study touched the target's storage: before %q, after %q", before, after)
+	}
+	if got := listing(filepath.Join(os.Getenv("STORBENCH_HOME"), "instances")); got != "absent" {
+		t.Errorf("the refused study registered instances: %s", got)
+	}
+}
+
 // TestBuildWithoutCheckpointPrivilege: a role that may create tables but not run
 // CHECKPOINT (PostgreSQL 15: superuser or pg_checkpoint) builds a complete database;
 // the skipped checkpoint is a note in the build's output, not a failure after the load.

@@ -38,7 +38,6 @@ func (db *fakeDB) NewLoader(context.Context) (engine.Loader, error) { return nil
 func (db *fakeDB) FinishBuild(context.Context, engine.BuildInfo) ([]string, error) {
 	return nil, errors.New("unused")
 }
-func (db *fakeDB) BytesPerWarehouse() int64               { return 0 }
 func (db *fakeDB) Drop(context.Context) ([]string, error) { return nil, errors.New("unused") }
 func (db *fakeDB) Activity(context.Context) (engine.Activity, error) {
 	return engine.Activity{Commits: db.commits.Load()}, nil

@@ -47,14 +47,13 @@ func (w StorageWatch) Full() bool {
 	return full
 }
 
-// Free is the space left in the database's data directory, when it is known (a
-// database on this host that names its directory).
-func (w StorageWatch) Free() (dir string, free int64, known bool) {
-	var fs unix.Statfs_t
-	if len(w.dirs) == 0 || unix.Statfs(w.dirs[0], &fs) != nil {
-		return "", 0, false
+// DataDir is the database's data directory, when it is known (a database on this
+// host that names its directory).
+func (w StorageWatch) DataDir() (string, bool) {
+	if len(w.dirs) == 0 {
+		return "", false
 	}
-	return w.dirs[0], int64(fs.Bavail) * fs.Bsize, true
+	return w.dirs[0], true
 }
 
 // space reads the free space of the directories' filesystems, each once.

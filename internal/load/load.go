@@ -6,12 +6,16 @@ package load
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/tpcc"
@@ -88,21 +92,37 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// checkSpace refuses a build the database's storage surely cannot hold: the
-// engine's figure is the size of a built warehouse, without the log the load writes
-// meanwhile, so a refused build would have failed with a full disk.
-func checkSpace(db engine.Database, o Options) error {
-	dir, free, known := o.Storage.Free()
-	need := db.BytesPerWarehouse() * int64(o.Warehouses)
-	if !known || need <= free {
+// CheckSpace refuses warehouses of an engine (a DSN scheme or managed engine name)
+// that the filesystem of dir (or of its nearest existing parent, for a directory
+// still to be made) surely cannot hold: the engine's figure is a built warehouse's
+// size, without the log the load writes meanwhile, so a refused build would have
+// failed with a full disk. Errors read "problem (fix)".
+func CheckSpace(engineName string, warehouses int, dir string) error {
+	per := engine.BytesPerWarehouse(engineName)
+	free, known := freeSpace(dir)
+	need := per * int64(warehouses)
+	if per == 0 || !known || need <= free {
 		return nil
 	}
 	fix := "free space there or use a larger target"
-	if fit := free / db.BytesPerWarehouse(); fit > 0 {
+	if fit := free / per; fit > 0 {
 		fix = fmt.Sprintf("give at most %d warehouses, or free space there", fit)
 	}
-	return fmt.Errorf("%w: %d warehouses need about %.1f GB on %s, which has %.1f GB free (%s)",
-		engine.ErrInput, o.Warehouses, float64(need)/1e9, dir, float64(free)/1e9, fix)
+	return fmt.Errorf("%d warehouses need about %.1f GB on %s, which has %.1f GB free (%s)",
+		warehouses, float64(need)/1e9, dir, float64(free)/1e9, fix)
+}
+
+// freeSpace is what the filesystem of dir, or of its nearest existing parent, has
+// free for an unprivileged writer.
+func freeSpace(dir string) (int64, bool) {
+	for ; ; dir = filepath.Dir(dir) {
+		var fs unix.Statfs_t
+		if err := unix.Statfs(dir, &fs); err == nil {
+			return int64(fs.Bavail) * fs.Bsize, true
+		} else if !errors.Is(err, unix.ENOENT) || dir == filepath.Dir(dir) {
+			return 0, false
+		}
+	}
 }
 
 // Build creates and loads the schema. It refuses to touch a database that already
@@ -119,8 +139,10 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 		return Summary{}, fmt.Errorf("%w: the database already holds TPC-C tables (%s): run storbench drop first, or use another database",
 			engine.ErrInput, strings.Join(existing, ", "))
 	}
-	if err := checkSpace(db, opts); err != nil {
-		return Summary{}, err
+	if dir, known := opts.Storage.DataDir(); known {
+		if err := CheckSpace(db.Engine(), opts.Warehouses, dir); err != nil {
+			return Summary{}, fmt.Errorf("%w: %v", engine.ErrInput, err)
+		}
 	}
 	start := time.Now()
 	if err := db.CreateTables(ctx); err != nil {

@@ -20,10 +20,12 @@ import (
 	"github.com/storbench/storbench/internal/cost"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/mysql"    // the managed engines: their warehouses' size
+	_ "github.com/storbench/storbench/internal/engine/postgres" // (load.CheckSpace) and their servers' memory
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
-	_ "github.com/storbench/storbench/internal/instance/mariadb"  // the managed engines: their servers' memory floors
-	_ "github.com/storbench/storbench/internal/instance/postgres" // (instance.CheckMemory) check a study's memory
+	_ "github.com/storbench/storbench/internal/instance/mariadb"  // floors (instance.CheckMemory) check a
+	_ "github.com/storbench/storbench/internal/instance/postgres" // study's workload and memory
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
@@ -353,6 +355,7 @@ func (c *checker) study(s *Study) {
 	}
 
 	c.workload(&s.Workload)
+	c.space(s)
 
 	if len(s.Experiments) == 0 {
 		c.errf("experiments", "the study has no experiments", "add experiments: with at least one, e.g. - kind: user-sweep")
@@ -576,6 +579,24 @@ func (c *checker) workload(w *Workload) {
 		w.Restore = DefaultRestore
 	} else if w.Restore != "each-step" && w.Restore != "never" {
 		c.errf("workload.restore", "restore %q is unknown", "use each-step, every step from the base image, or never", w.Restore)
+	}
+}
+
+// space refuses a workload a managed target's storage surely cannot hold, before
+// any instance is made there (the free space of an external server's is unknown
+// here: its build checks it, or MaxWarehouses bounds it).
+func (c *checker) space(s *Study) {
+	if load.CheckWarehouses("", s.Workload.Warehouses) != nil {
+		return
+	}
+	for _, t := range s.Targets {
+		if t.Kind != "managed" || !filepath.IsAbs(t.Path) {
+			continue
+		}
+		if err := load.CheckSpace(t.Engine, s.Workload.Warehouses, t.Path); err != nil {
+			c.refuse("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
+			return
+		}
 	}
 }
 

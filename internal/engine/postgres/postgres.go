@@ -50,8 +50,14 @@ var (
 	finishCheckpointSQL string
 )
 
+// bytesPerWarehouse: PostgreSQL 15 (8 KB pages), storbench build of 1 and 2
+// warehouses: pg_database_size 126.6 MB and 232.1 MB; the second warehouse's
+// 105.5 MB (the first also holds the item table and the empty database's catalogs)
+// is the figure.
+const bytesPerWarehouse = 106e6
+
 func init() {
-	engine.Register(Open, "postgres", "postgresql")
+	engine.Register(Open, bytesPerWarehouse, "postgres", "postgresql")
 }
 
 // DB is an open PostgreSQL TPC-C database. It keeps one connection for schema work,
@@ -155,12 +161,6 @@ func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) ([]string,
 
 // insufficientPrivilege is the SQLSTATE of a statement this role may not run.
 const insufficientPrivilege = "42501"
-
-// BytesPerWarehouse implements engine.Database. PostgreSQL 15 (8 KB pages), storbench
-// build of 1 and 2 warehouses: pg_database_size 126.6 MB and 232.1 MB; the second
-// warehouse's 105.5 MB (the first also holds the item table and the empty
-// database's catalogs) is the figure.
-func (db *DB) BytesPerWarehouse() int64 { return 106e6 }
 
 // BuildInfo implements engine.Database.
 func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {

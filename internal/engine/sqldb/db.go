@@ -155,9 +155,6 @@ func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) ([]string,
 	return nil, err
 }
 
-// BytesPerWarehouse implements engine.Database: the dialect's measured figure.
-func (db *DB) BytesPerWarehouse() int64 { return db.dialect.BytesPerWarehouse }
-
 // BuildInfo implements engine.Database.
 func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	var info engine.BuildInfo

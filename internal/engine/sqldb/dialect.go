@@ -49,6 +49,4 @@ type Dialect struct {
 	Load func(ctx context.Context, conn *sql.Conn, table tpcc.Table, rows io.Reader) (int64, error)
 	// Classify tells the driver what an error of this engine means.
 	Classify func(err error) engine.Failure
-	// BytesPerWarehouse is engine.Builder's, measured by the engine.
-	BytesPerWarehouse int64
 }
