@@ -67,7 +67,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			defer lease.Release()
 			p := newProgress(c.OutOrStdout())
 			opts.Progress = p.build
-			storage := engine.WatchStorage(c.Context(), db, dsn)
+			opts.Storage = engine.WatchStorage(c.Context(), db, dsn)
 			sum, err := load.Build(c.Context(), db, opts)
 			p.end()
 			if err != nil && c.Context().Err() != nil {
@@ -75,10 +75,13 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", engine.RedactDSN(dsn))
 			}
 			if err != nil {
-				return lease.Explain(storage.Explain(db, err, "then drop the database and build again"))
+				return lease.Explain(opts.Storage.Explain(db, err, "then drop the database and build again"))
 			}
 			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, VACUUM and CHECKPOINT in %.1fs, total %.1fs\n",
 				sum.Warehouses, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
+			for _, n := range sum.Notes {
+				fmt.Fprintln(c.OutOrStdout(), "note:", n)
+			}
 			return nil
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -126,10 +127,10 @@ type metricsOnly struct {
 
 // runMetricsOnly samples for the duration (or until interrupted) without a workload.
 func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, duration time.Duration) error {
-	switch {
-	case duration <= 0:
-		return fmt.Errorf("%w: --duration must be positive, e.g. 30s", engine.ErrInput)
-	case f.off:
+	if err := driver.CheckDuration("--", duration); err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+	}
+	if f.off {
 		return fmt.Errorf("%w: --metrics-only and --no-metrics contradict each other", engine.ErrInput)
 	}
 	ctx, out := c.Context(), c.OutOrStdout()

@@ -103,25 +103,78 @@ func (r *run) pause(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// MaxRamp is the longest ramp-up accepted: longer is a typo (--ramp 2000m for 2m),
-// not a warm-up.
-const MaxRamp = 24 * time.Hour
+// Bounds of a run's settings. Larger values are typos, not experiments, and each
+// would otherwise fail late and badly: the users' sessions and goroutines are made up
+// front, and a window of months ties up a machine that gives no result until its end.
+const (
+	// MaxUsers: one session each; more than any server accepts (PostgreSQL's
+	// max_connections is a few hundred to a few thousand).
+	MaxUsers = 100000
+	// MaxRamp: a ramp-up takes minutes (HammerDB's default is 2m); a day covers
+	// warming the cache of the largest memory (--ramp 2000m for 2m is the typo).
+	MaxRamp = 24 * time.Hour
+	// MaxDuration: the papers' longest steady-state runs last hours; a week covers
+	// soak tests while catching a unit slip (--duration 5000h).
+	MaxDuration = 7 * 24 * time.Hour
+)
+
+// CheckUsers checks a user count. Errors read "problem (fix)" and name the setting as
+// prefix+"users": "--" on the command line, "" in a study file.
+func CheckUsers(prefix string, users int) error {
+	switch {
+	case users < 1:
+		return fmt.Errorf("%susers %d is too few (give at least 1, one session each)", prefix, users)
+	case users > MaxUsers:
+		return fmt.Errorf("%susers %d is more than %d (one session each, more than any server accepts: give fewer)", prefix, users, MaxUsers)
+	}
+	return nil
+}
+
+// CheckRamp checks a ramp-up, naming it like CheckUsers.
+func CheckRamp(prefix string, ramp time.Duration) error {
+	switch {
+	case ramp < 0:
+		return fmt.Errorf("%sramp %v is negative (give 0 or more, e.g. %sramp 2m)", prefix, ramp, prefix)
+	case ramp > MaxRamp:
+		return fmt.Errorf("%sramp %v is longer than %v (a ramp-up takes minutes, HammerDB's default is 2m: e.g. %sramp 2m)", prefix, ramp, MaxRamp, prefix)
+	}
+	return nil
+}
+
+// CheckDuration checks a timed window, naming it like CheckUsers.
+func CheckDuration(prefix string, duration time.Duration) error {
+	switch {
+	case duration <= 0:
+		return fmt.Errorf("%sduration %v is not positive (e.g. %sduration 5m)", prefix, duration, prefix)
+	case duration > MaxDuration:
+		return fmt.Errorf("%sduration %v is longer than %v (a timed window takes minutes to hours, HammerDB's default is 5m: e.g. %sduration 5m)", prefix, duration, MaxDuration, prefix)
+	}
+	return nil
+}
+
+// CheckClientCPUs checks --client-cpus against the CPUs this process may run on
+// (runtime.NumCPU counts the affinity mask, a cpuset's CPUs): GOMAXPROCS beyond them
+// only adds threads, and 100000 of them exhaust the process's thread limit.
+func CheckClientCPUs(n int) error {
+	if n < 1 || n > runtime.NumCPU() {
+		return fmt.Errorf("%w: --client-cpus %d is out of range (give 1 to %d, the CPUs this process may use)", engine.ErrInput, n, runtime.NumCPU())
+	}
+	return nil
+}
 
 // Validate checks the configuration before anything connects.
 func (c *Config) Validate() error {
-	switch {
-	case c.Users < 1:
-		return fmt.Errorf("%w: --users must be at least 1", engine.ErrInput)
-	case c.Ramp < 0:
-		return fmt.Errorf("%w: --ramp must not be negative", engine.ErrInput)
-	case c.Ramp > MaxRamp:
-		return fmt.Errorf("%w: --ramp %v is longer than %v: a ramp-up takes minutes (HammerDB's default is 2m), e.g. --ramp 2m", engine.ErrInput, c.Ramp, MaxRamp)
-	case c.Duration <= 0:
-		return fmt.Errorf("%w: --duration must be positive, e.g. 5m", engine.ErrInput)
-	case c.MaxRetries < 0:
+	if err := CheckUsers("--", c.Users); err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+	}
+	if err := errors.Join(CheckRamp("--", c.Ramp), CheckDuration("--", c.Duration)); err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+	}
+	if c.MaxRetries < 0 {
 		return fmt.Errorf("%w: retries must not be negative", engine.ErrInput)
-	case c.ClientCPUs < 1:
-		return fmt.Errorf("%w: --client-cpus must be at least 1", engine.ErrInput)
+	}
+	if err := CheckClientCPUs(c.ClientCPUs); err != nil {
+		return err
 	}
 	_, err := engine.ParseMode(string(c.Mode))
 	if err != nil {

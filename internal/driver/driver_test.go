@@ -2,6 +2,7 @@ package driver
 
 import (
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -66,6 +67,11 @@ func TestConfigValidate(t *testing.T) {
 		"mode":     func(c *Config) { c.Mode = "fast" },
 		"retries":  func(c *Config) { c.MaxRetries = -1 },
 		"cpus":     func(c *Config) { c.ClientCPUs = 0 },
+		// Beyond the machine or a typo: refused before anything connects.
+		"too many users":             func(c *Config) { c.Users = MaxUsers + 1 },
+		"ramp too long":              func(c *Config) { c.Ramp = MaxRamp + time.Second },
+		"duration too long":          func(c *Config) { c.Duration = MaxDuration + time.Second },
+		"more cpus than the machine": func(c *Config) { c.ClientCPUs = runtime.NumCPU() + 1 },
 	} {
 		c := ok
 		mutate(&c)

@@ -35,8 +35,8 @@ func (db *fakeDB) Close()                                           {}
 func (db *fakeDB) ExistingTables(context.Context) ([]string, error) { return nil, nil }
 func (db *fakeDB) CreateTables(context.Context) error               { return errors.New("unused") }
 func (db *fakeDB) NewLoader(context.Context) (engine.Loader, error) { return nil, errors.New("unused") }
-func (db *fakeDB) FinishBuild(context.Context, engine.BuildInfo) error {
-	return errors.New("unused")
+func (db *fakeDB) FinishBuild(context.Context, engine.BuildInfo) ([]string, error) {
+	return nil, errors.New("unused")
 }
 func (db *fakeDB) Drop(context.Context) ([]string, error) { return nil, errors.New("unused") }
 func (db *fakeDB) Activity(context.Context) (engine.Activity, error) {

@@ -47,6 +47,15 @@ func (w StorageWatch) Full() bool {
 	return full
 }
 
+// DataDir is the database's data directory, when it is known (a database on this
+// host that names its directory).
+func (w StorageWatch) DataDir() (string, bool) {
+	if len(w.dirs) == 0 {
+		return "", false
+	}
+	return w.dirs[0], true
+}
+
 // space reads the free space of the directories' filesystems, each once.
 func (w StorageWatch) space() (nearly bool, where []string) {
 	seen := map[uint64]bool{} // filesystems, by device: the WAL is often on the data's

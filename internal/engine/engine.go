@@ -40,7 +40,9 @@ type Builder interface {
 	NewLoader(ctx context.Context) (Loader, error)
 	// FinishBuild creates indexes, constraints and stored procedures, records info,
 	// and leaves the database ready to measure (statistics, hint bits, checkpoint).
-	FinishBuild(ctx context.Context, info BuildInfo) error
+	// Notes say what it skipped because this user may not do it (a checkpoint
+	// without the privilege): the build is complete, the user should know.
+	FinishBuild(ctx context.Context, info BuildInfo) (notes []string, err error)
 	// Drop removes the TPC-C tables (only those, and storbench's metadata) and returns
 	// the names it dropped.
 	Drop(ctx context.Context) ([]string, error)
@@ -236,15 +238,24 @@ const (
 	MayCreate
 )
 
-var openers = map[string]Opener{}
+var (
+	openers   = map[string]Opener{}
+	footprint = map[string]int64{}
+)
 
 // Register makes an engine available for the given DSN schemes. Engine packages call
-// it from init.
-func Register(open Opener, schemes ...string) {
+// it from init, with what one more warehouse takes on disk once built (tables and
+// indexes, measured): a build its storage cannot hold is refused before it starts.
+func Register(open Opener, bytesPerWarehouse int64, schemes ...string) {
 	for _, s := range schemes {
 		openers[s] = open
+		footprint[s] = bytesPerWarehouse
 	}
 }
+
+// BytesPerWarehouse is the registered on-disk size of a built warehouse of the
+// engine a DSN scheme (or Database.Engine's name) names; 0 when none is registered.
+func BytesPerWarehouse(scheme string) int64 { return footprint[scheme] }
 
 // ErrInput marks errors in what the user gave (a bad DSN, an unknown scheme): the
 // command line reports them with exit code 2.

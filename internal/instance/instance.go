@@ -87,12 +87,28 @@ type Server interface {
 	// Restore replaces the database with the backup in dir: a physical one into the
 	// stopped server's files, a logical one into the running server.
 	Restore(ctx context.Context, st *State, dir string, how BackupMethod) error
+	// MinMemory is the least MemoryBytes the server starts, serves and stops within.
+	MinMemory() int64
 }
 
 var servers = map[string]Server{}
 
 // Register makes an engine's server available; engine packages call it from init.
 func Register(engineName string, s Server) { servers[engineName] = s }
+
+// CheckMemory refuses an instance memory its engine's server cannot run in: it would
+// fail to start, or start and then be killed by the memory limit, even on stop.
+// Errors name the setting as prefix+"memory" ("--" on the command line, "" in a
+// study file); an unknown engine is left to Create's own check.
+func CheckMemory(prefix, engineName string, memoryBytes int64) error {
+	srv, ok := servers[engineName]
+	if !ok || memoryBytes >= srv.MinMemory() {
+		return nil
+	}
+	return fmt.Errorf("%smemory %s is too small (a %s server needs at least %s)", prefix, mebibytes(memoryBytes), engineName, mebibytes(srv.MinMemory()))
+}
+
+func mebibytes(b int64) string { return fmt.Sprintf("%.4gMB", float64(b)/(1<<20)) }
 
 // Engines are the engines whose servers are registered, by name.
 func Engines() []string {

@@ -32,6 +32,11 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	if _, err := r.Load(spec.Name); err == nil {
 		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", engine.ErrInput, spec.Name, spec.Name)
 	}
+	if spec.MemoryBytes != 0 {
+		if err := CheckMemory("--", spec.Engine, spec.MemoryBytes); err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
+		}
+	}
 	if spec.MaxConnections < 1 {
 		return nil, nil, fmt.Errorf("%w: --max-connections must be at least 1", engine.ErrInput)
 	}

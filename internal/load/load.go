@@ -6,12 +6,16 @@ package load
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/tpcc"
@@ -25,6 +29,10 @@ type Options struct {
 	Version    string // storbench version recorded with the build
 	// Progress, when set, is called about once a second and at the end of each phase.
 	Progress func(Progress)
+	// Storage is where the database keeps its files (engine.WatchStorage): a build
+	// its free space cannot hold is refused before any table is created. Unset (a
+	// server on another host), only MaxWarehouses bounds the build.
+	Storage engine.StorageWatch
 }
 
 // Progress is a build's state.
@@ -46,17 +54,75 @@ type Summary struct {
 	IndexTime     time.Duration // keys, indexes, procedures, VACUUM, CHECKPOINT
 	Total         time.Duration
 	RowsPerSecond float64 // over the load phase
+	// Notes are the finishing steps the engine skipped (engine.Builder.FinishBuild).
+	Notes []string
+}
+
+// Bounds of a build, for what the storage cannot tell.
+const (
+	// MaxWarehouses: about 100 TB in any engine (~100 MB a warehouse), beyond the
+	// storage a benchmark runs on and weeks of loading; more is a typo. It bounds a
+	// server on another host, whose free space storbench cannot read.
+	MaxWarehouses = 1000000
+	// MaxWorkers: each is a load connection and a generator; past a few per CPU they
+	// only wait on each other and on the server's connection limit.
+	MaxWorkers = 1024
+)
+
+// CheckWarehouses checks a warehouse count. Errors read "problem (fix)" and name the
+// setting as prefix+"warehouses": "--" on the command line, "" in a study file.
+func CheckWarehouses(prefix string, n int) error {
+	switch {
+	case n < 1:
+		return fmt.Errorf("%swarehouses %d is too few (the schema needs at least 1 warehouse)", prefix, n)
+	case n > MaxWarehouses:
+		return fmt.Errorf("%swarehouses %d is more than %d (about 100 TB: give the schema size in warehouses of about 100 MB each)", prefix, n, MaxWarehouses)
+	}
+	return nil
 }
 
 // Validate checks the options before anything connects.
 func (o Options) Validate() error {
-	if o.Warehouses < 1 {
-		return fmt.Errorf("%w: --warehouses must be at least 1", engine.ErrInput)
+	if err := CheckWarehouses("--", o.Warehouses); err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
 	}
-	if o.Workers < 1 {
-		return fmt.Errorf("%w: --workers must be at least 1", engine.ErrInput)
+	if o.Workers < 1 || o.Workers > MaxWorkers {
+		return fmt.Errorf("%w: --workers %d is out of range (give 1 to %d load connections; the default is one per CPU)", engine.ErrInput, o.Workers, MaxWorkers)
 	}
 	return nil
+}
+
+// CheckSpace refuses warehouses of an engine (a DSN scheme or managed engine name)
+// that the filesystem of dir (or of its nearest existing parent, for a directory
+// still to be made) surely cannot hold: the engine's figure is a built warehouse's
+// size, without the log the load writes meanwhile, so a refused build would have
+// failed with a full disk. Errors read "problem (fix)".
+func CheckSpace(engineName string, warehouses int, dir string) error {
+	per := engine.BytesPerWarehouse(engineName)
+	free, known := freeSpace(dir)
+	need := per * int64(warehouses)
+	if per == 0 || !known || need <= free {
+		return nil
+	}
+	fix := "free space there or use a larger target"
+	if fit := free / per; fit > 0 {
+		fix = fmt.Sprintf("give at most %d warehouses, or free space there", fit)
+	}
+	return fmt.Errorf("%d warehouses need about %.1f GB on %s, which has %.1f GB free (%s)",
+		warehouses, float64(need)/1e9, dir, float64(free)/1e9, fix)
+}
+
+// freeSpace is what the filesystem of dir, or of its nearest existing parent, has
+// free for an unprivileged writer.
+func freeSpace(dir string) (int64, bool) {
+	for ; ; dir = filepath.Dir(dir) {
+		var fs unix.Statfs_t
+		if err := unix.Statfs(dir, &fs); err == nil {
+			return int64(fs.Bavail) * fs.Bsize, true
+		} else if !errors.Is(err, unix.ENOENT) || dir == filepath.Dir(dir) {
+			return 0, false
+		}
+	}
 }
 
 // Build creates and loads the schema. It refuses to touch a database that already
@@ -72,6 +138,11 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 	if len(existing) > 0 {
 		return Summary{}, fmt.Errorf("%w: the database already holds TPC-C tables (%s): run storbench drop first, or use another database",
 			engine.ErrInput, strings.Join(existing, ", "))
+	}
+	if dir, known := opts.Storage.DataDir(); known {
+		if err := CheckSpace(db.Engine(), opts.Warehouses, dir); err != nil {
+			return Summary{}, fmt.Errorf("%w: %v", engine.ErrInput, err)
+		}
 	}
 	start := time.Now()
 	if err := db.CreateTables(ctx); err != nil {
@@ -91,9 +162,11 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 	l.report("index")
 	info := engine.BuildInfo{Warehouses: opts.Warehouses, Seed: opts.Seed, CLoad: gen.Constants.CLast,
 		BuiltAt: start, Version: opts.Version}
-	if err := db.FinishBuild(ctx, info); err != nil {
+	notes, err := db.FinishBuild(ctx, info)
+	if err != nil {
 		return Summary{}, err
 	}
+	sum.Notes = notes
 	sum.Total = time.Since(start)
 	sum.IndexTime = sum.Total - sum.LoadTime
 	l.report("done")
@@ -127,13 +200,20 @@ func (c *rowCounter) Write(p []byte) (int, error) {
 func (l *loadRun) run(ctx context.Context, db engine.Database) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	jobs := make(chan int, l.opts.Warehouses+1)
-	jobs <- 0 // the item table
-	for w := 1; w <= l.opts.Warehouses; w++ {
-		jobs <- w
-	}
-	close(jobs)
+	// Handed out one at a time: a queue of every warehouse up front would take
+	// memory in proportion to the build (8 TB for 10^12 warehouses).
+	jobs := make(chan int)
 	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(jobs)
+		for w := 0; w <= l.opts.Warehouses; w++ { // 0: the item table
+			select {
+			case jobs <- w:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
 	for range min(l.opts.Workers, l.opts.Warehouses+1) {
 		wg.Go(func() {
 			ld, err := db.NewLoader(ctx)

@@ -18,9 +18,15 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/cost"
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/mysql"    // the managed engines: their warehouses' size
+	_ "github.com/storbench/storbench/internal/engine/postgres" // (load.CheckSpace) and their servers' memory
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
+	_ "github.com/storbench/storbench/internal/instance/mariadb"  // floors (instance.CheckMemory) check a
+	_ "github.com/storbench/storbench/internal/instance/postgres" // study's workload and memory
+	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
 
@@ -47,12 +53,6 @@ const (
 )
 
 const (
-	// MaxUsers bounds a user count: more sessions than any server accepts is a typo,
-	// and the series expansions must stay small.
-	MaxUsers = 100000
-	// minMemory is the least memory a variant may have: below it PostgreSQL's shared
-	// buffers and the sessions do not fit, and the step measures swapping.
-	minMemory     = 64 << 20
 	minInterval   = 100 * time.Millisecond
 	minRunSeconds = time.Second
 )
@@ -235,8 +235,11 @@ func userCount(n *yaml.Node) (int, error) {
 		return 0, yamlfile.Invalid(n, fmt.Sprintf("expected a user count, got %s%s", yamlfile.Describe(n), v), "write a whole number of 1 or more")
 	}
 	var v int
-	if err := n.Decode(&v); err != nil || v < 1 || v > MaxUsers {
-		return 0, yamlfile.Invalid(n, fmt.Sprintf("user count %s is out of range", n.Value), fmt.Sprintf("every count is 1 to %d", MaxUsers))
+	if err := n.Decode(&v); err != nil {
+		return 0, yamlfile.Invalid(n, fmt.Sprintf("user count %s is out of range", n.Value), fmt.Sprintf("every count is 1 to %d", driver.MaxUsers))
+	}
+	if err := driver.CheckUsers("", v); err != nil {
+		return 0, yamlfile.Refused(n, err)
 	}
 	return v, nil
 }
@@ -318,6 +321,12 @@ func (c *checker) errf(path, what, hint string, args ...any) {
 	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: fmt.Sprintf(what+" ("+hint+")", args...)})
 }
 
+// refuse records at path the problem the setting's owning package found (its
+// message names the setting and the fix).
+func (c *checker) refuse(path string, err error) {
+	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: err.Error()})
+}
+
 var (
 	studyNameRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	shortNameRE     = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
@@ -346,6 +355,7 @@ func (c *checker) study(s *Study) {
 	}
 
 	c.workload(&s.Workload)
+	c.space(s)
 
 	if len(s.Experiments) == 0 {
 		c.errf("experiments", "the study has no experiments", "add experiments: with at least one, e.g. - kind: user-sweep")
@@ -445,19 +455,33 @@ func (c *checker) managed(i int, t *Target, paths map[string]string) {
 		}
 	}
 	if c.doc.Has(p("memory")) {
-		c.memory(p("memory"), t.Memory.Bytes)
+		c.memory(p("memory"), []string{t.Engine}, t.Memory.Bytes)
 	}
 	if c.doc.Has(p("cpus")) {
 		c.cpus(p("cpus"), t.CPUs)
 	}
 }
 
+// managedEngineNames are the engines of the managed targets an experiment runs on:
+// each must run in the memory the experiment gives.
+func managedEngineNames(s *Study, e *Experiment) []string {
+	var out []string
+	for _, t := range experimentTargets(s, e) {
+		if t.Kind == "managed" && !slices.Contains(out, t.Engine) {
+			out = append(out, t.Engine)
+		}
+	}
+	return out
+}
+
 // memory refuses a variant that cannot be what it claims: too small to run, or more
 // than the machine has, which the cgroup would allow and the page cache would fake.
-func (c *checker) memory(path string, b int64) {
-	if b < minMemory {
-		c.errf(path, "memory %s is too small", "give at least 64MB", sizeText(b))
-		return
+func (c *checker) memory(path string, engines []string, b int64) {
+	for _, name := range engines {
+		if err := instance.CheckMemory("", name, b); err != nil {
+			c.refuse(path, err)
+			return
+		}
 	}
 	total, err := memTotal()
 	if err == nil && total > 0 && b > total {
@@ -541,8 +565,10 @@ func (c *checker) workload(w *Workload) {
 	switch {
 	case !c.doc.Has("workload.warehouses"):
 		c.errf("workload.warehouses", "the workload has no warehouses", "add warehouses: N under workload:, the schema size, about 100MB each")
-	case w.Warehouses < 1:
-		c.errf("workload.warehouses", "warehouses %d is too few", "the schema needs at least 1 warehouse", w.Warehouses)
+	default:
+		if err := load.CheckWarehouses("", w.Warehouses); err != nil {
+			c.refuse("workload.warehouses", err)
+		}
 	}
 	if !c.doc.Has("workload.mode") {
 		w.Mode = DefaultMode
@@ -553,6 +579,24 @@ func (c *checker) workload(w *Workload) {
 		w.Restore = DefaultRestore
 	} else if w.Restore != "each-step" && w.Restore != "never" {
 		c.errf("workload.restore", "restore %q is unknown", "use each-step, every step from the base image, or never", w.Restore)
+	}
+}
+
+// space refuses a workload a managed target's storage surely cannot hold, before
+// any instance is made there (the free space of an external server's is unknown
+// here: its build checks it, or MaxWarehouses bounds it).
+func (c *checker) space(s *Study) {
+	if load.CheckWarehouses("", s.Workload.Warehouses) != nil {
+		return
+	}
+	for _, t := range s.Targets {
+		if t.Kind != "managed" || !filepath.IsAbs(t.Path) {
+			continue
+		}
+		if err := load.CheckSpace(t.Engine, s.Workload.Warehouses, t.Path); err != nil {
+			c.refuse("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
+			return
+		}
 	}
 }
 
@@ -618,7 +662,7 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 			c.errf(p("memory"), "%s has no memory values", "add memory: e.g. [8GB, 2GB]", label(e))
 		}
 		distinct(c, p("memory"), "memory", e.Memory, func(m Size) string { return sizeText(m.Bytes) },
-			func(ip string, m Size) { c.memory(ip, m.Bytes) })
+			func(ip string, m Size) { c.memory(ip, managedEngineNames(s, e), m.Bytes) })
 	case CPUSweep:
 		if len(e.CPUs) == 0 {
 			c.errf(p("cpus"), "%s has no cpu sets", "add cpus: e.g. [0-3, 0-1, 0]", label(e))
@@ -668,7 +712,7 @@ func (c *checker) consolidation(s *Study, i int, e *Experiment) {
 	if len(across) > 0 {
 		c.acrossHosts(i, e, across)
 	} else {
-		c.sameStorage(i, e)
+		c.sameStorage(i, e, managedEngineNames(s, e))
 	}
 	if len(e.Users.Values) != 1 {
 		c.errf(p("users"), "%s needs one users value: the OLTP users of each instance", "e.g. users: 4", label(e))
@@ -698,12 +742,17 @@ func (c *checker) window(i int, e *Experiment) {
 		e.Duration = Duration{DefaultDuration}
 	} else if e.Duration.Duration < minRunSeconds {
 		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s; the papers used 5m", e.Duration)
+	} else if err := driver.CheckDuration("", e.Duration.Duration); err != nil {
+		c.refuse(p("duration"), err)
+	}
+	if err := driver.CheckRamp("", e.Ramp.Duration); err != nil {
+		c.refuse(p("ramp"), err)
 	}
 }
 
 // sameStorage checks the instances of a consolidation on one managed target: every
 // instance's memory in the machine's, every connection a process.
-func (c *checker) sameStorage(i int, e *Experiment) {
+func (c *checker) sameStorage(i int, e *Experiment, engines []string) {
 	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
 	if e.Instances < 2 {
 		c.errf(p("instances"), "%s needs at least 2 instances", "e.g. instances: 4", label(e))
@@ -711,7 +760,7 @@ func (c *checker) sameStorage(i int, e *Experiment) {
 	if !c.doc.Has(p("instance_memory")) {
 		e.InstanceMemory = Size{512 << 20}
 	} else {
-		c.memory(p("instance_memory"), e.InstanceMemory.Bytes)
+		c.memory(p("instance_memory"), engines, e.InstanceMemory.Bytes)
 	}
 	for j, set := range e.InstanceCPUs {
 		c.cpus(fmt.Sprintf("%s[%d]", p("instance_cpus"), j), set)

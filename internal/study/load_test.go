@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/yamlfile/yamlfiletest"
 )
@@ -139,15 +140,16 @@ func TestParseErrors(t *testing.T) {
 		{"duration not a duration", edit("users: [1, 2]", "users: [1, 2]\n    duration: soon"), 10, `"soon" is not a duration`},
 		{"negative duration", edit("users: [1, 2]", "users: [1, 2]\n    ramp: -5s"), 10, "duration -5s is negative"},
 		{"size not a size", edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: big"), 5, `"big" is not a size`},
-		{"users zero", edit("users: [1, 2]", "users: [0, 2]"), 9, "user count 0 is out of range"},
+		{"users zero", edit("users: [1, 2]", "users: [0, 2]"), 9, "users 0 is too few"},
 		{"users text", edit("users: [1, 2]", "users:\n      - 1\n      - many"), 11, `expected a user count, got text "many"`},
 		{"users empty list", edit("users: [1, 2]", "users: []"), 9, "users is an empty list"},
 		{"users unknown series", edit("users: [1, 2]", "users:\n      fib: 89"), 10, `unknown key "fib" in users`},
 		{"users two series", edit("users: [1, 2]", "users:\n      fibonacci: 89\n      powers: 64"), 11, "both fibonacci and powers"},
 		{"users no series", edit("users: [1, 2]", "users:\n      extra: [3]"), 10, "no fibonacci: N or powers: N"},
-		{"users series zero", edit("users: [1, 2]", "users: {powers: 0}"), 9, "user count 0 is out of range"},
-		{"users too many", edit("users: [1, 2]", "users: {fibonacci: 1000000}"), 9, "out of range"},
-		{"users extra zero", edit("users: [1, 2]", "users:\n      powers: 8\n      extra: [89, 0]"), 11, "user count 0"},
+		{"users series zero", edit("users: [1, 2]", "users: {powers: 0}"), 9, "users 0 is too few"},
+		{"users too many", edit("users: [1, 2]", "users: {fibonacci: 1000000}"), 9, "users 1000000 is more than 100000"},
+		{"users above the driver's bound", edit("users: [1, 2]", "users: [1, 200000]"), 9, "users 200000 is more than 100000"},
+		{"users extra zero", edit("users: [1, 2]", "users:\n      powers: 8\n      extra: [89, 0]"), 11, "users 0 is too few"},
 		{"users extra mapping", edit("users: [1, 2]", "users:\n      powers: 8\n      extra: {a: 1}"), 11, "extra is a mapping"},
 		{"users key twice", edit("users: [1, 2]", "users:\n      powers: 8\n      powers: 16"), 11, "powers given twice, first at line 10"},
 
@@ -191,6 +193,7 @@ func TestParseErrors(t *testing.T) {
 		{"no workload", strings.Replace(minimal, "workload:\n  warehouses: 2\n", "", 1), 1, "the workload has no warehouses"},
 		{"no warehouses", edit("  warehouses: 2\n", "  mode: sql\n"), 5, "the workload has no warehouses"},
 		{"warehouses zero", edit("warehouses: 2", "warehouses: 0"), 6, "warehouses 0 is too few"},
+		{"warehouses beyond any storage", edit("warehouses: 2", "warehouses: 1e12"), 6, "warehouses 1000000000000 is more than 1000000"},
 		{"mode", edit("warehouses: 2", "warehouses: 2\n  mode: tcl"), 7, `mode "tcl" is unknown`},
 		{"restore", edit("warehouses: 2", "warehouses: 2\n  restore: sometimes"), 7, `restore "sometimes" is unknown`},
 
@@ -205,6 +208,9 @@ func TestParseErrors(t *testing.T) {
 		{"null users", edit("users: [1, 2]", "users:"), 9, "has no users"},
 		{"repeats zero", edit("users: [1, 2]", "users: [1, 2]\n    repeats: 0"), 10, "repeats 0 is too few"},
 		{"duration too short", edit("users: [1, 2]", "users: [1, 2]\n    duration: 500ms"), 10, "duration 500ms is too short"},
+		{"duration too long", edit("users: [1, 2]", "users: [1, 2]\n    duration: 200h"), 10, "duration 200h0m0s is longer than 168h0m0s"},
+		{"ramp too long", edit("users: [1, 2]", "users: [1, 2]\n    ramp: 25h"), 10, "ramp 25h0m0s is longer than 24h0m0s"},
+		{"memory too small for mariadb", edit("path: /mnt/nvme", "path: /mnt/nvme\n    engine: mariadb\n    memory: 128MB"), 6, "memory 128MB is too small (a mariadb server needs at least 160MB)"},
 		{"knob of another kind", edit("users: [1, 2]", "users: [1, 2]\n    profiles: [sql-data-8k]"), 10, "profiles does not apply to a user-sweep experiment"},
 		{"memory-sweep no memory", edit("kind: user-sweep", "kind: memory-sweep"), 8, "the memory-sweep experiment has no memory values"},
 		{"memory-sweep small", edit("kind: user-sweep", "kind: memory-sweep\n    memory: [1GB, 16MB]"), 9, "memory 16MB is too small"},
@@ -326,7 +332,7 @@ func TestParseReportsEarliestError(t *testing.T) {
 
 	// A decoding problem comes before any check, and the first one by line wins.
 	text = edit("users: [1, 2]", "users: [1, 0]\n    bogus: 1")
-	parseFails(t, strings.Replace(text, "name: t", "name: bad name", 1), 9, "user count 0")
+	parseFails(t, strings.Replace(text, "name: t", "name: bad name", 1), 9, "users 0 is too few")
 }
 
 // Marks of YAML's document syntax around the one study are fine.
@@ -368,7 +374,7 @@ func TestParseUsersSeries(t *testing.T) {
 	if got := powersUpTo(128); !reflect.DeepEqual(got, []int{1, 2, 4, 8, 16, 32, 64, 128}) {
 		t.Errorf("powersUpTo(128) = %v", got)
 	}
-	if got := powersUpTo(MaxUsers); len(got) != 18 || got[17] != MaxUsers {
+	if got := powersUpTo(driver.MaxUsers); len(got) != 18 || got[17] != driver.MaxUsers {
 		t.Errorf("powersUpTo(MaxUsers) = %v", got)
 	}
 }

@@ -192,8 +192,11 @@ func (t *target) ensureBase(ctx context.Context) error {
 // build loads the study's schema.
 func (t *target) build(ctx context.Context, db engine.Database) error {
 	storage := engine.WatchStorage(ctx, db, t.dsn)
-	_, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
-		Seed: t.workload.Seed, Version: t.version})
+	sum, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
+		Seed: t.workload.Seed, Version: t.version, Storage: storage})
+	for _, n := range sum.Notes {
+		fmt.Fprintf(t.log, "target %s: build: %s\n", t.spec.Name, n)
+	}
 	return storage.Explain(db, err, "then run the study again")
 }
 

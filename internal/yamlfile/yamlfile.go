@@ -147,6 +147,12 @@ func Invalid(n *yaml.Node, what, hint string) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s (%s)", n.Line, what, hint)}}
 }
 
+// Refused is Invalid for a problem the setting's owning package described whole, as
+// "what (hint)".
+func Refused(n *yaml.Node, err error) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
+}
+
 var yamlLine = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 
 // syntaxError turns the parser's "yaml: line 3: ..." into the file's one-line form.

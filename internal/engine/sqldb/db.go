@@ -136,23 +136,23 @@ func (db *DB) CreateTables(ctx context.Context) error { return db.script(ctx, "s
 
 // FinishBuild implements engine.Database: keys and indexes after the data, then the
 // engine's own finishing (statistics, a checkpoint) and the build record.
-func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) error {
+func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) ([]string, error) {
 	for _, s := range []struct{ what, file string }{{"create keys and indexes", "indexes.sql"}, {"finish", "finish.sql"}} {
 		if err := db.script(ctx, s.file); err != nil {
-			return fmt.Errorf("%s: %w", s.what, err)
+			return nil, fmt.Errorf("%s: %w", s.what, err)
 		}
 	}
 	if db.dialect.Procedures {
 		if err := db.createProcedures(ctx); err != nil {
-			return fmt.Errorf("create stored procedures: %w", err)
+			return nil, fmt.Errorf("create stored procedures: %w", err)
 		}
 	}
 	q, err := db.statement("build_info_write.sql")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = db.pool.ExecContext(ctx, q, info.Warehouses, int64(info.Seed), info.CLoad, info.BuiltAt.UTC().Format(time.RFC3339Nano), info.Version)
-	return err
+	return nil, err
 }
 
 // BuildInfo implements engine.Database.

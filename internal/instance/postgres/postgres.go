@@ -23,6 +23,11 @@ func init() { instance.Register("postgres", server{}) }
 
 type server struct{}
 
+// MinMemory implements instance.Server: shared_buffers (a quarter) of 16 MB, the
+// server's processes and a few sessions; below it the server is killed by its limit
+// or the step measures swapping.
+func (server) MinMemory() int64 { return 64 << 20 }
+
 // Database is the database created in every instance, the one its DSN names.
 const Database = "tpcc"
 
