@@ -94,6 +94,17 @@ func TestStudyBeyondFreeSpaceRefused(t *testing.T) {
 	if got := listing(filepath.Join(os.Getenv("STORBENCH_HOME"), "instances")); got != "absent" {
 		t.Errorf("the refused study registered instances: %s", got)
 	}
+
+	// One copy of 1 warehouse fits on 300 MB; a consolidation's three copies do not.
+	mnt = smallDisk(t, 300)
+	one := "name: three\ntargets:\n  - name: small\n    path: " + filepath.Join(mnt, "pg") +
+		"\nworkload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"
+	must(t, os.WriteFile(study, []byte(one), 0o644))
+	if code, out, errOut := storbench(t, "study", "plan", study); code != 0 {
+		t.Fatalf("a study whose one copy fits: exit %d\n%s%s", code, out, errOut)
+	}
+	must(t, os.WriteFile(study, []byte(one+"  - kind: consolidation\n    instances: 3\n    users: 1\n"), 0o644))
+	refused(t, study+":6: target small: a consolidation of 3 instances, a copy of the database each: 3 warehouses need about", "study", "plan", study)
 }
 
 // TestBuildWithoutCheckpointPrivilege: a role that may create tables but not run

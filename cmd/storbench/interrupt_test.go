@@ -303,7 +303,8 @@ experiments:
 	if s.code == 0 || s.took > 20*time.Second {
 		t.Errorf("exit %d after %v, want non-zero within 20 s (the instance is stopped first)\n%s%s", s.code, s.took, s.stdout, s.stderr)
 	}
-	if !strings.Contains(s.stderr, "interrupted at step 1/2") || !strings.Contains(s.stderr, "resume") {
+	if line := strings.TrimRight(s.stderr, "\n"); !strings.Contains(line, "interrupted at step 1/2") || !strings.Contains(line, "resume") ||
+		!strings.Contains(line, "study clean "+results) || strings.Contains(line, "\n") || strings.Contains(line, "context canceled") {
 		t.Errorf("the message does not say what was kept and how to go on:\n%s", s.stderr)
 	}
 	if left := leftovers(dir, before, "bpftrace"); len(left) > 0 {

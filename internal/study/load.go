@@ -589,11 +589,24 @@ func (c *checker) space(s *Study) {
 	if load.CheckWarehouses("", s.Workload.Warehouses) != nil {
 		return
 	}
-	for _, t := range s.Targets {
+	// A consolidation puts a copy of the database per instance on its target.
+	copies := map[*Target]int{}
+	for i := range s.Experiments {
+		e := &s.Experiments[i]
+		for _, t := range experimentTargets(s, e) {
+			copies[t] = max(copies[t], 1, e.Instances)
+		}
+	}
+	for i := range s.Targets {
+		t := &s.Targets[i]
 		if t.Kind != "managed" || !filepath.IsAbs(t.Path) {
 			continue
 		}
-		if err := load.CheckSpace(t.Engine, s.Workload.Warehouses, t.Path); err != nil {
+		n := max(copies[t], 1)
+		if err := load.CheckSpace(t.Engine, n*s.Workload.Warehouses, t.Path); err != nil {
+			if n > 1 {
+				err = fmt.Errorf("a consolidation of %d instances, a copy of the database each: %w", n, err)
+			}
 			c.refuse("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
 			return
 		}
