@@ -105,6 +105,16 @@ func TestStudyBeyondFreeSpaceRefused(t *testing.T) {
 	}
 	must(t, os.WriteFile(study, []byte(one+"  - kind: consolidation\n    instances: 3\n    users: 1\n"), 0o644))
 	refused(t, study+":6: target small: a consolidation of 3 instances, a copy of the database each: 3 warehouses need about", "study", "plan", study)
+
+	// A target an earlier run prepared (a resume after a failure) already holds its
+	// data: the free space left is no reason to refuse the study again.
+	if code, out, errOut := storbench(t, "instance", "create", "--name", "resumed", "--path", filepath.Join(mnt, "pg")); code != 0 {
+		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { storbench(t, "instance", "destroy", "--force", "--name", "resumed") })
+	if code, out, errOut := storbench(t, "study", "plan", study); code != 0 {
+		t.Errorf("plan of a study whose target is prepared already: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // TestBuildWithoutCheckpointPrivilege: a role that may create tables but not run

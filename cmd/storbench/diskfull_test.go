@@ -266,7 +266,7 @@ func TestStudyClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("mounts a filesystem and runs a study")
 	}
-	full := smallDisk(t, 120)
+	full := smallDisk(t, 280)
 	dir := diskTempDir(t, "study-clean-")
 	file := filepath.Join(dir, "study.yaml")
 	must(t, os.WriteFile(file, []byte(`name: clean

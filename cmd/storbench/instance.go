@@ -40,7 +40,7 @@ func useInstance(c *cobra.Command, dsn string) (*instance.Lease, error) {
 	if err != nil {
 		return nil, nil // no registry: no managed instance can serve dsn
 	}
-	return reg.Use(dsn, "storbench "+c.Name())
+	return reg.Use(c.Context(), dsn, "storbench "+c.Name())
 }
 
 func instanceCreateCmd() *cobra.Command {

@@ -97,7 +97,7 @@ func TestInstanceSameNameTwoHomes(t *testing.T) {
 		}
 		t.Setenv("STORBENCH_HOME", homes[i])
 		code, out, _ := storbench(t, "instance", "status", "--name", name)
-		if wantLine := fmt.Sprintf("in force: memory %d MB enforced", map[int]int{0: 1024, 1: 128}[i]); code != 0 || !strings.Contains(out, wantLine) {
+		if wantLine := fmt.Sprintf("in force: memory %dMB enforced", map[int]int{0: 1024, 1: 128}[i]); code != 0 || !strings.Contains(out, wantLine) {
 			t.Errorf("home %d: status: exit %d, want %q:\n%s", i, code, wantLine, out)
 		}
 	}
@@ -107,7 +107,7 @@ func TestInstanceSameNameTwoHomes(t *testing.T) {
 	}
 	t.Setenv("STORBENCH_HOME", homes[0])
 	code, out, _ := storbench(t, "instance", "status", "--name", name)
-	if code != 0 || !strings.Contains(out, "MEMORY LIMIT MISMATCH") || !strings.Contains(out, "enforces 128 MB, not the 1024 MB asked") {
+	if code != 0 || !strings.Contains(out, "MEMORY LIMIT MISMATCH") || !strings.Contains(out, "enforces 128MB, not the 1024MB asked") {
 		t.Errorf("status after the limit changed: exit %d, want the mismatch:\n%s", code, out)
 	}
 }
@@ -182,6 +182,9 @@ func TestInstanceDestroyInUse(t *testing.T) {
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2"); code != 0 {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}
+	if leases, _ := filepath.Glob(filepath.Join(home, "instances", "leases", "*")); len(leases) > 0 {
+		t.Errorf("the finished build left its lease behind: %q", leases)
+	}
 	before := processes()
 	cmd := osexec.Command(binary(t), "run", "--dsn", dsn, "--users", "1", "--ramp", "1s", "--duration", "8s", "--no-metrics")
 	var runOut, runErr localserver.SyncBuffer
@@ -234,7 +237,8 @@ func TestInstanceDestroyInUse(t *testing.T) {
 // the memory limit, instead of showing only as lost connections.
 func TestRunReportsOOMKill(t *testing.T) {
 	needCgroups(t)
-	t.Setenv("STORBENCH_HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("STORBENCH_HOME", home)
 	name := fmt.Sprintf("runoom%d", os.Getpid())
 	code, out, errOut := storbench(t, "instance", "create", "--name", name, "--memory", "128MB",
 		"--max-connections", "10", "--path", filepath.Join(t.TempDir(), "pg"))
@@ -257,7 +261,15 @@ func TestRunReportsOOMKill(t *testing.T) {
 			"--no-metrics", "--json", jsonPath)
 		done <- outcome{code, out, errOut}
 	}()
-	time.Sleep(2 * time.Second)
+	// The run's lease holds the OOM kills before it: the kill must come after it.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if leases, _ := filepath.Glob(filepath.Join(home, "instances", "leases", name+".*")); len(leases) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run took no lease on the instance within 30 s")
+		}
+	}
 	// Another session's in-memory sort outgrows the 128 MB group.
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -272,7 +284,7 @@ func TestRunReportsOOMKill(t *testing.T) {
 	o := <-done
 	res := readResult(t, jsonPath)
 	notes := strings.Join(res.Notes, "\n")
-	if !strings.Contains(notes, "OOM killer killed") || !strings.Contains(notes, "memory limit 128 MB") {
+	if !strings.Contains(notes, "OOM killer killed") || !strings.Contains(notes, "memory limit 128MB") {
 		t.Errorf("the result's notes do not name the OOM kill and the limit: %q\nexit %d\n%s%s", res.Notes, o.code, o.out, o.errOut)
 	}
 	if !strings.Contains(o.out, "OOM killer") {

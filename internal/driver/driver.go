@@ -266,7 +266,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	case w.interrupted != nil:
 		return res, w.interrupted
 	case w.countersLost != nil:
-		return res, fmt.Errorf("the database did not answer at the window's end (%w): its figures are marked unavailable, the client's stand", w.countersLost)
+		return res, fmt.Errorf("the database did not answer at the window's end (%w): its figures are marked unavailable, the client's counts stand in", w.countersLost)
 	}
 	return res, nil
 }
@@ -382,9 +382,10 @@ type window struct {
 	countersLost error
 }
 
-// counterTimeout bounds a read of the database counters at a window edge: a stalled
-// server must fail the run, not hang it. A read is given at least readMin, even when
-// the patience left is shorter.
+// counterTimeout bounds one read of the database counters at a window edge: a
+// stalled server must fail the run, not hang it; a slow one (a storage stall of
+// seconds at the window's end) still answers within it, whatever the patience left
+// for retries after failures. readMin is the one read an interrupted run makes.
 const (
 	counterTimeout = 30 * time.Second
 	readMin        = 2 * time.Second
@@ -494,13 +495,14 @@ func (r *run) readAfter(ctx context.Context, w *window, patience time.Duration) 
 	w.after = c
 }
 
-// A server that is restarting cannot be read: the counters are read again, with
-// backoff, for at most patience before the run gives up on them.
+// A server that is restarting cannot be read: after a failed read the counters are
+// read again, with backoff, until patience has passed (a server that is down fails at
+// once; one that answers slowly is waited for, up to counterTimeout).
 func (r *run) counters(ctx context.Context, patience time.Duration) (engine.Counters, error) {
 	deadline := time.Now().Add(patience)
 	backoff := 250 * time.Millisecond
 	for {
-		cctx, cancel := context.WithTimeout(ctx, min(counterTimeout, max(time.Until(deadline), readMin)))
+		cctx, cancel := context.WithTimeout(ctx, counterTimeout)
 		c, err := r.db.Counters(cctx)
 		cancel()
 		if err == nil || ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {

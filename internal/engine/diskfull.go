@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -51,6 +52,11 @@ func (w StorageWatch) Full() bool {
 // host that names its directory).
 func (w StorageWatch) DataDir() (string, bool) {
 	if len(w.dirs) == 0 {
+		return "", false
+	}
+	// A loopback server in a container names a directory of its own filesystem: one
+	// this machine does not have says nothing about its space.
+	if st, err := os.Stat(w.dirs[0]); err != nil || !st.IsDir() {
 		return "", false
 	}
 	return w.dirs[0], true

@@ -241,6 +241,7 @@ const (
 var (
 	openers   = map[string]Opener{}
 	footprint = map[string]int64{}
+	canonical = map[string]string{} // scheme → the engine's first registered scheme
 )
 
 // Register makes an engine available for the given DSN schemes. Engine packages call
@@ -250,7 +251,15 @@ func Register(open Opener, bytesPerWarehouse int64, schemes ...string) {
 	for _, s := range schemes {
 		openers[s] = open
 		footprint[s] = bytesPerWarehouse
+		canonical[s] = schemes[0]
 	}
+}
+
+// SameEngine tells whether two DSN schemes name one registered engine
+// (postgres:// and postgresql://, mysql:// and mariadb://).
+func SameEngine(a, b string) bool {
+	ca, ok := canonical[strings.ToLower(a)]
+	return ok && ca == canonical[strings.ToLower(b)]
 }
 
 // BytesPerWarehouse is the registered on-disk size of a built warehouse of the

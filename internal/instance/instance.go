@@ -196,3 +196,10 @@ func (r Registry) List() ([]*State, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// Claimed tells whether dir is a directory storbench prepared for an instance (it
+// holds the marker): its space already holds that instance's data.
+func Claimed(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, markerFile))
+	return err == nil
+}

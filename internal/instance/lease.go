@@ -56,7 +56,8 @@ func (r Registry) lock(ctx context.Context) (unlock func(), err error) {
 type Lease struct {
 	st      *State
 	file    *os.File
-	oomBase int64 // -1: the cgroup's OOM kills cannot be read
+	path    string // the held lease's file, removed on Release
+	oomBase int64  // -1: the cgroup's OOM kills cannot be read
 }
 
 // leaseInfo is what a lease file says about its holder, for destroy's refusal.
@@ -74,7 +75,17 @@ const leaseSuffix = ".use"
 // Use takes a lease on the instance whose server dsn names, if the registry has one
 // (see Serving); what names the user in destroy's refusal, e.g. "storbench run".
 // It returns nil and no error when no managed instance serves dsn.
-func (r Registry) Use(dsn, what string) (*Lease, error) {
+func (r Registry) Use(ctx context.Context, dsn, what string) (*Lease, error) {
+	if st, err := r.Serving(dsn); st == nil || err != nil {
+		return nil, err // no instance of this registry serves dsn
+	}
+	// Under the registry's lock: a destroy checks the leases and stops the server
+	// under it too, so it either sees this lease or has finished before it is taken.
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	st, err := r.Serving(dsn)
 	if st == nil || err != nil {
 		return nil, err
@@ -109,7 +120,7 @@ func (r Registry) Use(dsn, what string) (*Lease, error) {
 	if oerr != nil {
 		kills = -1
 	}
-	return &Lease{st: st, file: f, oomBase: kills}, nil
+	return &Lease{st: st, file: f, path: final, oomBase: kills}, nil
 }
 
 // Release ends the lease.
@@ -117,7 +128,7 @@ func (l *Lease) Release() {
 	if l == nil {
 		return
 	}
-	os.Remove(l.file.Name())
+	os.Remove(l.path)
 	l.file.Close()
 }
 
@@ -137,17 +148,11 @@ func (r Registry) Serving(dsn string) (*State, error) {
 	}
 	for _, st := range all {
 		own, err := url.Parse(st.DSN())
-		if err == nil && own.Port() == u.Port() && sameScheme(own.Scheme, u.Scheme) {
+		if err == nil && own.Port() == u.Port() && engine.SameEngine(own.Scheme, u.Scheme) {
 			return st, nil
 		}
 	}
 	return nil, nil
-}
-
-// sameScheme treats postgres:// and postgresql:// alike.
-func sameScheme(a, b string) bool {
-	norm := func(s string) string { return strings.TrimSuffix(strings.ToLower(s), "ql") }
-	return norm(a) == norm(b)
 }
 
 // inUse refuses, naming the holder, while a live process holds a lease on the

@@ -22,16 +22,6 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	if !validName.MatchString(spec.Name) {
 		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", engine.ErrInput, spec.Name)
 	}
-	// Held until the record is saved: a concurrent create of the same name (or port)
-	// then finds it and is refused instead of starting a second, unrecorded server.
-	unlock, err := r.lock(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer unlock()
-	if _, err := r.Load(spec.Name); err == nil {
-		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", engine.ErrInput, spec.Name, spec.Name)
-	}
 	if spec.MemoryBytes != 0 {
 		if err := CheckMemory("--", spec.Engine, spec.MemoryBytes); err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
@@ -42,6 +32,16 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	}
 	if err := checkPort(spec.Port); err != nil {
 		return nil, nil, err
+	}
+	// Held until the record is saved: a concurrent create of the same name (or port)
+	// then finds it and is refused instead of starting a second, unrecorded server.
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	if _, err := r.Load(spec.Name); err == nil {
+		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", engine.ErrInput, spec.Name, spec.Name)
 	}
 	if spec.Port != 0 {
 		all, err := r.List()
@@ -208,18 +208,31 @@ func (r Registry) Status(name string) (Status, error) {
 // of its directories (and the directories it created), its cgroup and its record. It
 // refuses while a live process holds a lease on the instance (see Use).
 func (r Registry) Destroy(ctx context.Context, name string) error {
-	if _, err := r.Load(name); err != nil {
-		return err
-	}
-	if err := r.inUse(name); err != nil {
-		return err
-	}
-	return r.ForceDestroy(ctx, name)
+	return r.destroy(ctx, name, false)
 }
 
 // ForceDestroy is Destroy even while the instance is in use: the users lose their
 // server.
 func (r Registry) ForceDestroy(ctx context.Context, name string) error {
+	return r.destroy(ctx, name, true)
+}
+
+func (r Registry) destroy(ctx context.Context, name string, force bool) error {
+	if _, err := r.Load(name); err != nil {
+		return err
+	}
+	// Under the registry's lock, which Use takes too: no lease can be taken between
+	// the check and the server's stop.
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if !force {
+		if err := r.inUse(name); err != nil {
+			return err
+		}
+	}
 	st, err := r.Stop(ctx, name)
 	if err != nil {
 		return err

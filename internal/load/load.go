@@ -201,7 +201,7 @@ func (l *loadRun) run(ctx context.Context, db engine.Database) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// Handed out one at a time: a queue of every warehouse up front would take
-	// memory in proportion to the build (8 TB for 10^12 warehouses).
+	// memory in proportion to the build.
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	wg.Go(func() {

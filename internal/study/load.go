@@ -599,7 +599,9 @@ func (c *checker) space(s *Study) {
 	}
 	for i := range s.Targets {
 		t := &s.Targets[i]
-		if t.Kind != "managed" || !filepath.IsAbs(t.Path) {
+		// A target an earlier run of the study prepared (a resume) holds its data
+		// already: its free space no longer tells whether the data fits.
+		if t.Kind != "managed" || !filepath.IsAbs(t.Path) || instance.Claimed(t.Path) {
 			continue
 		}
 		n := max(copies[t], 1)

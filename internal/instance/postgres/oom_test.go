@@ -37,7 +37,7 @@ func TestOOMKillExplained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lease, err := reg.Use(st.DSN(), "test")
+	lease, err := reg.Use(ctx, st.DSN(), "test")
 	if err != nil || lease == nil {
 		t.Fatalf("Use(%s) = %v, %v; want a lease on the instance", st.DSN(), lease, err)
 	}
@@ -57,7 +57,7 @@ func TestOOMKillExplained(t *testing.T) {
 	}
 	got := lease.Explain(qerr).Error()
 	t.Logf("%s", got)
-	for _, want := range []string{"OOM killer", "instance " + name, "memory limit 96 MB", "--memory"} {
+	for _, want := range []string{"OOM killer", "instance " + name, "memory limit 96MB", "--memory"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("explained error lacks %q: %s", want, got)
 		}
