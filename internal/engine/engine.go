@@ -258,8 +258,14 @@ func Register(open Opener, bytesPerWarehouse int64, schemes ...string) {
 // SameEngine tells whether two DSN schemes name one registered engine
 // (postgres:// and postgresql://, mysql:// and mariadb://).
 func SameEngine(a, b string) bool {
-	ca, ok := canonical[strings.ToLower(a)]
-	return ok && ca == canonical[strings.ToLower(b)]
+	canon := func(s string) string {
+		s = strings.ToLower(s)
+		if c, ok := canonical[s]; ok {
+			return c
+		}
+		return s // an engine this binary did not link names only itself
+	}
+	return canon(a) == canon(b)
 }
 
 // BytesPerWarehouse is the registered on-disk size of a built warehouse of the
