@@ -178,10 +178,14 @@ func instanceStatusCmd() *cobra.Command {
 func instanceDestroyCmd() *cobra.Command {
 	return namedCmd("destroy", "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
 		func(c *cobra.Command, reg instance.Registry, name string) error {
-			if err := reg.Destroy(c.Context(), name); err != nil {
+			kept, err := reg.DestroyKept(c.Context(), name)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "instance %s destroyed\n", name)
+			for _, k := range kept {
+				fmt.Fprintln(c.OutOrStdout(), k)
+			}
 			return nil
 		})
 }
