@@ -189,14 +189,14 @@ func instanceDestroyCmd() *cobra.Command {
 	var force bool
 	c := namedCmd("destroy", "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
 		func(c *cobra.Command, reg instance.Registry, name string) error {
-			destroy := reg.Destroy
-			if force {
-				destroy = reg.ForceDestroy
-			}
-			if err := destroy(c.Context(), name); err != nil {
+			kept, err := reg.DestroyKept(c.Context(), name, force)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "instance %s destroyed\n", name)
+			for _, k := range kept {
+				fmt.Fprintln(c.OutOrStdout(), k)
+			}
 			return nil
 		})
 	c.Flags().BoolVar(&force, "force", false, "destroy it even while a build or run uses it")

@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -71,7 +72,7 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	if srv.PID(st) == 0 {
 		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
 	}
-	if _, err := claim(dir, name); err != nil {
+	if _, _, err := claim(dir, name); err != nil {
 		return Transfer{}, err
 	}
 	t, err := timed(backupFiles(dir), func() error { return srv.Backup(ctx, st, backupFiles(dir), how) })
@@ -83,7 +84,7 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 		}
 	}
 	if err != nil {
-		_ = release(dir, name)
+		_, _ = release(dir, name, nil)
 		return Transfer{}, fmt.Errorf("backup of instance %s: %w", name, err)
 	}
 	return t, nil
@@ -144,24 +145,30 @@ func BackupExternal(ctx context.Context, engineName, dsn, dir, owner string) (Tr
 	if err != nil {
 		return Transfer{}, err
 	}
-	if _, err := claim(dir, owner); err != nil {
+	if _, _, err := claim(dir, owner); err != nil {
 		return Transfer{}, err
 	}
 	t, err := timed(backupFiles(dir), func() error { return b.BackupExternal(ctx, dsn, backupFiles(dir)) })
 	if err != nil {
-		_ = release(dir, owner)
+		_, _ = release(dir, owner, nil)
 		return Transfer{}, fmt.Errorf("backup of %s: %w", engine.RedactDSN(dsn), err)
 	}
 	return t, nil
 }
 
 // RemoveBackup removes a backup that Backup made of the named instance in dir, and
-// dir itself only if storbench created it; anything without its marker stays.
-func RemoveBackup(dir, name string) error { return release(dir, name) }
+// dir itself only if storbench created it and nothing else is in it; anything without
+// its marker, or whose marker was copied from elsewhere, stays.
+func RemoveBackup(dir, name string) error {
+	_, err := release(dir, name, nil)
+	return err
+}
 
 // Restore replaces the instance's database with the backup in dir. A physical backup
-// stops the instance, replaces its files and starts it again; a logical one is loaded
-// into the running instance (jobs from the backup unless jobs > 0).
+// stops the instance, copies the backup beside its files, swaps the copy in once it
+// is complete and starts it again; a logical one is loaded into the running instance
+// (jobs from the backup unless jobs > 0). A physical restore that cannot complete
+// (no room, a failed copy, an interrupt) leaves the instance's data as it was.
 func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
@@ -196,8 +203,11 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 		// The restore's volume is the dump read; the database's growth is not a file tree
 		// storbench can watch, so progress follows nothing and the bytes are the dump's.
 		t, err := timed("", func() error { return srv.Restore(ctx, st, backupFiles(dir), how) })
+		if ctx.Err() != nil {
+			return Transfer{}, fmt.Errorf("restore of instance %s interrupted: its database is partly restored; restore it again%.0w", name, ctx.Err())
+		}
 		if err != nil {
-			return Transfer{}, fmt.Errorf("restore of instance %s: %w", name, err)
+			return Transfer{}, fmt.Errorf("restore of instance %s: %s", name, condense(err))
 		}
 		t.Bytes = treeSize(backupFiles(dir))
 		if t.Seconds > 0 {
@@ -205,13 +215,19 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 		}
 		return t, nil
 	}
+	if err := checkRoom(name, st.Path, treeSize(backupFiles(dir))); err != nil {
+		return Transfer{}, err
+	}
+	running := srv.PID(st) != 0
 	if _, err := r.Stop(ctx, name); err != nil {
 		return Transfer{}, err
 	}
+	copied := false
 	t, err := timed(st.Path, func() error {
 		if err := srv.Restore(ctx, st, backupFiles(dir), how); err != nil {
 			return err
 		}
+		copied = true
 		// The copy went through the host's page cache outside the instance's cgroup:
 		// make it durable and drop it, or the instance would read its restored
 		// database from memory that its limit does not count.
@@ -222,22 +238,151 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 		}
 		return nil
 	})
+	if err != nil && !copied {
+		return Transfer{}, r.abandoned(ctx, st, running, err)
+	}
 	if err != nil {
-		return Transfer{}, fmt.Errorf("restore of instance %s: %w", name, err)
+		return Transfer{}, fmt.Errorf("restore of instance %s: the backup was copied in but could not be synced: %w", name, err)
 	}
 	if st.WALPath != "" { // restored too, on its own target
 		t.Bytes += treeSize(st.WALPath)
 		t.MBps = float64(t.Bytes) / 1e6 / t.Seconds
 	}
-	if _, err := r.Start(ctx, name); err != nil {
+	// The restore is complete: an interrupt now would leave a stopped instance for
+	// nothing.
+	if _, err := r.Start(context.WithoutCancel(ctx), name); err != nil {
 		return Transfer{}, err
 	}
 	return t, nil
 }
 
-// timed runs copy and samples the size of dest every second ("" : no samples).
+// abandoned is the one-line error of a physical restore that failed (err) or was
+// interrupted: the instance's files are as they were (the engine's Restore swaps the
+// copy in only once it is complete, see ReplaceDirs); a running instance is started
+// again, even after an interrupt (a quick start, and the user's database is back).
+func (r Registry) abandoned(ctx context.Context, st *State, running bool, err error) error {
+	restart := ""
+	if running {
+		if _, serr := r.Start(context.WithoutCancel(ctx), st.Name); serr != nil {
+			restart = "; starting it again failed: " + condense(serr)
+		}
+	}
+	if ctx.Err() != nil {
+		// The interrupt is wrapped, for callers that look for it, but not printed.
+		return fmt.Errorf("restore of instance %s interrupted: abandoned, its data is unchanged (the partial copy was removed)%s%.0w", st.Name, restart, ctx.Err())
+	}
+	return fmt.Errorf("restore of instance %s failed, its data is unchanged (the partial copy was removed)%s: %s", st.Name, restart, condense(err))
+}
+
+// condense is err's first line, with the number of lines left out: a copy that fails
+// on a full disk reports every file it could not write.
+func condense(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return fmt.Sprintf("%s (and %d more lines)", lines[0], len(lines)-1)
+}
+
+// restoreMargin is the free space a restore leaves beyond its copy, besides 5% of
+// it: a filesystem keeps a little for itself, and a server must still be able to
+// write (PostgreSQL stops when it cannot create its next 16 MB WAL segment).
+const restoreMargin = 64 << 20
+
+// checkRoom refuses a restore of size bytes into the named instance whose copy does
+// not fit beside the data already in dir (which stays until the copy is complete).
+func checkRoom(name, dir string, size int64) error {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		return fmt.Errorf("free space of %s: %w", dir, err)
+	}
+	free := int64(fs.Bavail) * fs.Bsize
+	if need := size + size/20 + restoreMargin; free < need {
+		return fmt.Errorf("%w: restore of instance %s: the %d MB backup does not fit beside the current data in %s (%d MB free, %d MB needed): free some space there; the instance's data is unchanged",
+			engine.ErrInput, name, size/1e6, dir, free/1e6, need/1e6)
+	}
+	return nil
+}
+
+// Suffixes of a directory's new copy while a restore fills it, and of the directory
+// it replaces while the copy is renamed into place.
+const (
+	restoringSuffix = ".restoring"
+	replacedSuffix  = ".replaced"
+)
+
+// ReplaceDirs replaces each of dirs ("" : none) with a new copy that fill makes
+// beside it, in staged[i] = dirs[i]+".restoring" (absent when fill is called; ""
+// for ""): the directories stay as they are until every copy is complete, then the
+// copies are renamed into place and the old directories removed. When fill fails
+// (or is interrupted), its copies are removed and dirs are unchanged. Engines'
+// physical restores go through it.
+func ReplaceDirs(dirs []string, fill func(staged []string) error) error {
+	staged := make([]string, len(dirs))
+	for i, d := range dirs {
+		if d == "" {
+			continue
+		}
+		staged[i] = d + restoringSuffix
+		// A previous restore's leftovers: a copy never completed, a directory replaced.
+		if err := os.RemoveAll(staged[i]); err != nil {
+			return err
+		}
+		if _, err := os.Stat(d); err == nil {
+			if err := os.RemoveAll(d + replacedSuffix); err != nil {
+				return err
+			}
+		}
+	}
+	discard := func() {
+		for _, s := range staged {
+			if s != "" {
+				_ = os.RemoveAll(s)
+			}
+		}
+	}
+	if err := fill(staged); err != nil {
+		discard()
+		return err
+	}
+	var swapped []int
+	undo := func() {
+		for _, i := range swapped {
+			_ = os.Rename(dirs[i], staged[i])
+			_ = os.Rename(dirs[i]+replacedSuffix, dirs[i])
+		}
+		discard()
+	}
+	for i, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if err := os.Rename(d, d+replacedSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			undo()
+			return err
+		}
+		if err := os.Rename(staged[i], d); err != nil {
+			_ = os.Rename(d+replacedSuffix, d)
+			undo()
+			return err
+		}
+		swapped = append(swapped, i)
+	}
+	for _, d := range dirs {
+		if d != "" {
+			// A failure leaves only a name of storbench's: the next restore or destroy
+			// removes it.
+			_ = os.RemoveAll(d + replacedSuffix)
+		}
+	}
+	return nil
+}
+
+// timed runs copy and samples the size of dest every second ("" : no samples): what
+// it gained since copy began (a restore copies beside the data it replaces).
 func timed(dest string, copy func() error) (Transfer, error) {
 	var t Transfer
+	before := treeSize(dest)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -251,7 +396,7 @@ func timed(dest string, copy func() error) (Transfer, error) {
 			case <-done:
 				return
 			case <-tick.C:
-				t.Progress = append(t.Progress, treeSize(dest))
+				t.Progress = append(t.Progress, max(treeSize(dest)-before, 0))
 			}
 		}
 	})

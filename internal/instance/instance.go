@@ -53,6 +53,10 @@ type State struct {
 	// Password is that of the user the DSN names, for an engine whose server asks for
 	// one (mariadb); random, kept only here (the state file is 0600).
 	Password string `json:"password,omitempty"`
+	// Dirs are the identities of Path and WALPath when they were claimed: destroy
+	// removes nothing in a directory that is no longer the one storbench prepared.
+	// Absent in states recorded before: then only the markers' are checked (see release).
+	Dirs map[string]DirID `json:"dirs,omitempty"`
 }
 
 // dsner is a Server whose DSN is not PostgreSQL's.

@@ -33,6 +33,14 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	if err := checkPort(spec.Port); err != nil {
 		return nil, nil, err
 	}
+	for _, dir := range []string{spec.Path, spec.WALPath} {
+		if dir == "" {
+			continue
+		}
+		if _, err := claimable(dir); err != nil {
+			return nil, nil, err
+		}
+	}
 	// Held until the record is saved: a concurrent create of the same name (or port)
 	// then finds it and is refused instead of starting a second, unrecorded server.
 	unlock, err := r.lock(ctx)
@@ -56,21 +64,23 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	}
 	var warnings []string
 	claimed := []string{}
+	ids := map[string]DirID{}
 	undo := func() {
 		for _, d := range claimed {
-			_ = release(d, spec.Name)
+			_, _ = release(d, spec.Name, nil)
 		}
 	}
 	for _, dir := range []string{spec.Path, spec.WALPath} {
 		if dir == "" {
 			continue
 		}
-		w, err := claim(dir, spec.Name)
+		id, w, err := claim(dir, spec.Name)
 		if err != nil {
 			undo()
 			return nil, nil, err
 		}
 		claimed = append(claimed, dir)
+		ids[dir] = id
 		if w != "" {
 			warnings = append(warnings, w)
 		}
@@ -87,7 +97,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		undo()
 		return nil, nil, fmt.Errorf("%w: --sync needs --replica-of", engine.ErrInput)
 	}
-	st := &State{Spec: spec, CreatedAt: time.Now().UTC()}
+	st := &State{Spec: spec, CreatedAt: time.Now().UTC(), Dirs: ids}
 	if err := srv.Init(ctx, st, primary); err != nil {
 		undo()
 		return nil, nil, fmt.Errorf("create instance %s: %w", spec.Name, err)
@@ -204,55 +214,70 @@ func (r Registry) Status(name string) (Status, error) {
 	return s, nil
 }
 
-// Destroy stops the instance and removes what storbench created for it: the contents
-// of its directories (and the directories it created), its cgroup and its record. It
-// refuses while a live process holds a lease on the instance (see Use).
+// Destroy stops the instance and removes what storbench created for it: what it put
+// in its directories (and the directories it created, unless they hold something
+// else, see DestroyKept), its cgroup and its record. It refuses while a live process
+// holds a lease on the instance (see Use).
 func (r Registry) Destroy(ctx context.Context, name string) error {
-	return r.destroy(ctx, name, false)
+	_, err := r.DestroyKept(ctx, name, false)
+	return err
 }
 
 // ForceDestroy is Destroy even while the instance is in use: the users lose their
 // server.
 func (r Registry) ForceDestroy(ctx context.Context, name string) error {
-	return r.destroy(ctx, name, true)
+	_, err := r.DestroyKept(ctx, name, true)
+	return err
 }
 
-func (r Registry) destroy(ctx context.Context, name string, force bool) error {
+// DestroyKept is Destroy (ForceDestroy with force), saying in one line for each
+// directory storbench created but kept why it stays (it holds files storbench did
+// not create).
+func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kept []string, err error) {
 	if _, err := r.Load(name); err != nil {
-		return err
+		return nil, err
 	}
 	// Under the registry's lock, which Use takes too: no lease can be taken between
 	// the check and the server's stop.
 	unlock, err := r.lock(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 	if !force {
 		if err := r.inUse(name); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	st, err := r.Stop(ctx, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A synchronous standby's primary would wait for it forever.
 	if st.Sync {
 		if p, err := r.Load(st.ReplicaOf); err == nil && servers[p.Engine].PID(p) != 0 {
 			if err := servers[p.Engine].SetSyncStandby(ctx, p, ""); err != nil {
-				return fmt.Errorf("stop %s waiting for %s: %w", p.Name, name, err)
+				return nil, fmt.Errorf("stop %s waiting for %s: %w", p.Name, name, err)
 			}
 		}
 	}
 	var errs []error
 	for _, dir := range []string{st.Path, st.WALPath} {
-		if dir != "" {
-			errs = append(errs, release(dir, name))
+		if dir == "" {
+			continue
+		}
+		var want *DirID
+		if id, ok := st.Dirs[dir]; ok {
+			want = &id
+		}
+		k, err := release(dir, name, want)
+		errs = append(errs, err)
+		if k != "" {
+			kept = append(kept, k)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return kept, err
 	}
-	return removeFile(r.file(name))
+	return kept, removeFile(r.file(name))
 }

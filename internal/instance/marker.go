@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -20,86 +21,168 @@ type marker struct {
 	// Created: storbench created the directory itself, so destroy removes it too;
 	// otherwise destroy empties it and leaves the (user's) directory in place.
 	Created bool `json:"created"`
+	// Dir is the identity of the directory the marker was written in: a marker copied
+	// into another directory names a directory that is not this one, and nothing is
+	// removed there. Absent in markers written before it was recorded.
+	Dir *DirID `json:"dir,omitempty"`
+}
+
+// DirID identifies a directory while it exists: its device and inode.
+type DirID struct {
+	Dev uint64 `json:"dev"`
+	Ino uint64 `json:"ino"`
+}
+
+func dirID(dir string) (DirID, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return DirID{}, err
+	}
+	return DirID{Dev: st.Dev, Ino: st.Ino}, nil
 }
 
 // tmpfsMagic is statfs's f_type of tmpfs.
 const tmpfsMagic = 0x01021994
 
-// claim checks that dir may hold an instance and marks it: dir must be an empty
-// directory (or not exist, with an existing parent, and then storbench creates it).
-// It returns a warning when dir is on tmpfs (memory, not storage).
-func claim(dir, instance string) (warning string, err error) {
+// claimable checks that dir may hold an instance: an empty directory, or none with an
+// existing parent. It changes nothing, so a create can refuse bad paths before it
+// takes the registry's lock.
+func claimable(dir string) (exists bool, err error) {
 	if !filepath.IsAbs(dir) {
-		return "", fmt.Errorf("%w: %s is not an absolute path", engine.ErrInput, dir)
+		return false, fmt.Errorf("%w: %s is not an absolute path", engine.ErrInput, dir)
 	}
-	created := false
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		parent := filepath.Dir(dir)
 		if st, perr := os.Stat(parent); perr != nil || !st.IsDir() {
-			return "", fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", engine.ErrInput, parent)
+			return false, fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", engine.ErrInput, parent)
 		}
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("%w: %s is not a readable directory: %v", engine.ErrInput, dir, err)
+	case len(entries) > 0:
+		return false, fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", engine.ErrInput, dir)
+	}
+	return true, nil
+}
+
+// claim checks that dir may hold an instance (claimable) and marks it, creating it
+// when it does not exist. It returns dir's identity (the marker records it too) and a
+// warning when dir is on tmpfs (memory, not storage).
+func claim(dir, instance string) (id DirID, warning string, err error) {
+	exists, err := claimable(dir)
+	if err != nil {
+		return DirID{}, "", err
+	}
+	created := false
+	if !exists {
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return "", fmt.Errorf("%w: cannot create %s: %v", engine.ErrInput, dir, err)
+			return DirID{}, "", fmt.Errorf("%w: cannot create %s: %v", engine.ErrInput, dir, err)
 		}
 		created = true
-	case err != nil:
-		return "", fmt.Errorf("%w: %s is not a readable directory: %v", engine.ErrInput, dir, err)
-	case len(entries) > 0:
-		return "", fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", engine.ErrInput, dir)
 	}
-	b, _ := json.Marshal(marker{Instance: instance, Created: created})
-	if err := os.WriteFile(filepath.Join(dir, markerFile), b, 0o644); err != nil {
+	id, err = dirID(dir)
+	if err == nil {
+		b, _ := json.Marshal(marker{Instance: instance, Created: created, Dir: &id})
+		err = os.WriteFile(filepath.Join(dir, markerFile), b, 0o644)
+	}
+	if err != nil {
 		if created {
 			os.Remove(dir)
 		}
-		return "", fmt.Errorf("%w: %s is not writable: %v", engine.ErrInput, dir, err)
+		return DirID{}, "", fmt.Errorf("%w: %s is not writable: %v", engine.ErrInput, dir, err)
 	}
 	var fs syscall.Statfs_t
 	if syscall.Statfs(dir, &fs) == nil && fs.Type == tmpfsMagic {
 		warning = fmt.Sprintf("%s is on tmpfs: the instance will measure memory, not storage", dir)
 	}
-	return warning, nil
+	return id, warning, nil
 }
 
-// checkMarker refuses a directory storbench did not prepare.
+// checkMarker refuses a directory storbench did not prepare: one without its marker,
+// or whose marker was copied there from another directory.
 func checkMarker(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
-		return fmt.Errorf("%w: %s is not a storbench backup (no %s marker)", engine.ErrInput, dir, markerFile)
+	m, err := readMarker(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %s is not a storbench backup (no readable %s marker)", engine.ErrInput, dir, markerFile)
 	}
-	return nil
+	return checkIdentity(dir, m, nil)
 }
 
-// release removes what storbench put in dir, and dir itself when storbench created
-// it (a directory the user made keeps anything else found in it). A directory without storbench's marker for this instance is left untouched.
-func release(dir, instance string) error {
+func readMarker(dir string) (marker, error) {
+	var m marker
 	b, err := os.ReadFile(filepath.Join(dir, markerFile))
-	if errors.Is(err, os.ErrNotExist) {
-		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
-			return nil // already gone
-		}
-		return fmt.Errorf("%w: %s has no storbench marker: not removing it", engine.ErrInput, dir)
+	if err == nil {
+		err = json.Unmarshal(b, &m)
 	}
+	return m, err
+}
+
+// checkIdentity refuses dir when it is not the directory its marker was written in
+// or, with want (the instance's record of it), not that directory: a marker copied
+// elsewhere, or the directory replaced by another, must not get anything removed.
+func checkIdentity(dir string, m marker, want *DirID) error {
+	id, err := dirID(dir)
 	if err != nil {
 		return err
 	}
-	var m marker
-	if err := json.Unmarshal(b, &m); err != nil || m.Instance != instance {
-		return fmt.Errorf("%w: %s is marked for another instance (%q): not removing it", engine.ErrInput, dir, m.Instance)
-	}
-	if m.Created {
-		return os.RemoveAll(dir)
-	}
-	// The user's directory: only what storbench put there goes.
-	for _, name := range ownEntries {
-		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-			return err
-		}
+	if (m.Dir != nil && *m.Dir != id) || (want != nil && *want != id) {
+		return fmt.Errorf("%w: %s is not the directory storbench prepared (its %s marker was copied there, or the directory was replaced): nothing in it is removed; remove it yourself if it is storbench's",
+			engine.ErrInput, dir, markerFile)
 	}
 	return nil
 }
 
+// release removes what storbench put in dir (the names it creates, see ownEntries),
+// then dir itself when storbench created it and nothing else is left in it. A
+// directory without storbench's marker for this instance, or that is not the
+// directory the marker (or want, the instance's record) names, is left untouched.
+// Markers and records written before directories' identities were recorded have
+// none: then only the names storbench creates are removed, as in any directory.
+// kept says, in one line, why a directory storbench created stays.
+func release(dir, instance string, want *DirID) (kept string, err error) {
+	m, err := readMarker(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+			return "", nil // already gone
+		}
+		return "", fmt.Errorf("%w: %s has no storbench marker: not removing it", engine.ErrInput, dir)
+	}
+	if err != nil || m.Instance != instance {
+		return "", fmt.Errorf("%w: %s is marked for another instance (%q): not removing it", engine.ErrInput, dir, m.Instance)
+	}
+	if err := checkIdentity(dir, m, want); err != nil {
+		return "", err
+	}
+	for _, name := range ownEntries {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return "", err
+		}
+	}
+	if !m.Created {
+		return "", nil // the user's directory stays
+	}
+	if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, 3)
+	for _, e := range left[:min(len(left), 3)] {
+		names = append(names, e.Name())
+	}
+	more := ""
+	if len(left) > len(names) {
+		more = fmt.Sprintf(" and %d more", len(left)-len(names))
+	}
+	return fmt.Sprintf("%s kept: it holds %s%s, which storbench did not create", dir, strings.Join(names, ", "), more), nil
+}
+
 // ownEntries are the names storbench creates in a directory it prepared: the servers'
-// data and WAL directories, a backup's files and record, and the marker (last).
-var ownEntries = []string{"data", "wal", "base", "backup.json", markerFile}
+// data and WAL directories (and, during a restore, their new copies and the replaced
+// ones, see ReplaceDirs), a backup's files and record, and the marker (last).
+var ownEntries = []string{"data", "wal", "data" + restoringSuffix, "wal" + restoringSuffix,
+	"data" + replacedSuffix, "wal" + replacedSuffix, "base", "backup.json", markerFile}

@@ -15,10 +15,10 @@ func TestClaimAndRelease(t *testing.T) {
 	base := t.TempDir()
 	// A new directory is created, marked, and removed whole by release.
 	fresh := filepath.Join(base, "fresh")
-	if _, err := claim(fresh, "a"); err != nil {
+	if _, _, err := claim(fresh, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := release(fresh, "a"); err != nil {
+	if _, err := release(fresh, "a", nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
@@ -29,7 +29,7 @@ func TestClaimAndRelease(t *testing.T) {
 	if err := os.Mkdir(user, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := claim(user, "a"); err != nil {
+	if _, _, err := claim(user, "a"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(user, "data"), []byte("x"), 0o644); err != nil {
@@ -38,7 +38,7 @@ func TestClaimAndRelease(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(user, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := release(user, "a"); err != nil {
+	if _, err := release(user, "a", nil); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(user)
@@ -50,14 +50,14 @@ func TestClaimAndRelease(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(unmarked, "precious"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := release(unmarked, "a"); !errors.Is(err, engine.ErrInput) {
+	if _, err := release(unmarked, "a", nil); !errors.Is(err, engine.ErrInput) {
 		t.Errorf("release of an unmarked directory: %v", err)
 	}
 	other := filepath.Join(base, "other")
-	if _, err := claim(other, "b"); err != nil {
+	if _, _, err := claim(other, "b"); err != nil {
 		t.Fatal(err)
 	}
-	if err := release(other, "a"); !errors.Is(err, engine.ErrInput) {
+	if _, err := release(other, "a", nil); !errors.Is(err, engine.ErrInput) {
 		t.Errorf("release of another instance's directory: %v", err)
 	}
 	for _, d := range []string{filepath.Join(unmarked, "precious"), other} {
@@ -73,12 +73,73 @@ func TestClaimWarnsOnTmpfs(t *testing.T) {
 		t.Skip("/dev/shm is not tmpfs here")
 	}
 	dir := filepath.Join("/dev/shm", "storbench-claim-test-"+filepath.Base(t.TempDir()))
-	warning, err := claim(dir, "a")
+	_, warning, err := claim(dir, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release(dir, "a")
+	defer release(dir, "a", nil)
 	if !strings.Contains(warning, "tmpfs") {
 		t.Errorf("no tmpfs warning for %s: %q", dir, warning)
+	}
+}
+
+// TestReleaseKeepsWhatStorbenchDidNotMake: a directory storbench created keeps the
+// files a user added in it (and says so), and a marker copied into another directory
+// gets nothing there removed.
+func TestReleaseKeepsWhatStorbenchDidNotMake(t *testing.T) {
+	base := t.TempDir()
+	made := filepath.Join(base, "made")
+	if _, _, err := claim(made, "a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"backup.json", "mine.txt"} {
+		if err := os.WriteFile(filepath.Join(made, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := release(made, "a", nil)
+	if err != nil || !strings.Contains(kept, "mine.txt") || strings.Contains(kept, "\n") {
+		t.Errorf("release of a created directory holding a user's file: kept %q, %v", kept, err)
+	}
+	entries, _ := os.ReadDir(made)
+	if len(entries) != 1 || entries[0].Name() != "mine.txt" {
+		t.Errorf("%s holds %v after release, want only the user's mine.txt", made, entries)
+	}
+
+	// A backup's marker copied into another directory: neither RemoveBackup nor a
+	// restore from there touches it.
+	bk := filepath.Join(base, "bk")
+	if _, _, err := claim(bk, "a"); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(base, "other")
+	if err := os.MkdirAll(filepath.Join(other, "base"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker, err := os.ReadFile(filepath.Join(bk, markerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, markerFile), marker, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "base", "precious"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveBackup(other, "a"); !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "copied") {
+		t.Errorf("RemoveBackup of a directory with a copied marker: %v", err)
+	}
+	if err := checkMarker(other); !errors.Is(err, engine.ErrInput) {
+		t.Errorf("checkMarker of a directory with a copied marker: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "base", "precious")); err != nil {
+		t.Errorf("the copied marker's directory lost its files: %v", err)
+	}
+	// Its own directory is still removed whole.
+	if err := RemoveBackup(bk, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bk); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("RemoveBackup left %s", bk)
 	}
 }

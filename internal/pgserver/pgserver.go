@@ -221,7 +221,7 @@ func InitStandby(ctx context.Context, primaryPort int, appName string, opts Opti
 	if err := primary.BaseBackup(ctx, opts.Dir); err != nil {
 		return nil, err
 	}
-	if err := s.renewWAL(ctx, opts.WALDir); err != nil {
+	if err := s.moveWAL(ctx, opts.WALDir, opts.WALDir); err != nil {
 		return nil, err
 	}
 	settings := maps.Clone(opts.Settings)
@@ -257,33 +257,31 @@ func (s *Server) LoadDump(ctx context.Context, dir, db string, jobs int) error {
 		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", dir)
 }
 
-// RestoreBase replaces the stopped server's data directory with the physical backup in
-// from, then appends this server's port and settings (the backup may come from another
-// server). With walDir, the WAL goes there and pg_wal becomes a link to it, as initdb -X
-// made it.
-func (s *Server) RestoreBase(ctx context.Context, from, walDir string, settings map[string]string) error {
-	if s.PID() != 0 {
-		return errors.New("the server must be stopped to restore a physical backup")
-	}
-	if err := s.renew(s.Dir); err != nil {
+// RestoreBase fills the server's new, absent data directory with the physical backup
+// in from, then appends this server's port and settings (the backup may come from
+// another server). With walDir (also new), the WAL goes there and pg_wal becomes a
+// link to walLink, where walDir will be once it replaces the instance's WAL directory,
+// as initdb -X made it.
+func (s *Server) RestoreBase(ctx context.Context, from, walDir, walLink string, settings map[string]string) error {
+	if err := s.prepareDir(s.Dir); err != nil {
 		return err
 	}
 	if err := s.copyTree(ctx, from, s.Dir); err != nil {
 		return err
 	}
-	if err := s.renewWAL(ctx, walDir); err != nil {
+	if err := s.moveWAL(ctx, walDir, walLink); err != nil {
 		return err
 	}
 	return s.appendSettings(settings)
 }
 
-// renewWAL moves the copied pg_wal into walDir, which it replaces, and links it, as
+// moveWAL moves the copied pg_wal into walDir (new or empty) and links it as walLink, as
 // initdb -X does ("" : the WAL stays in the data directory).
-func (s *Server) renewWAL(ctx context.Context, walDir string) error {
+func (s *Server) moveWAL(ctx context.Context, walDir, walLink string) error {
 	if walDir == "" {
 		return nil
 	}
-	if err := s.renew(walDir); err != nil {
+	if err := s.prepareDir(walDir); err != nil {
 		return err
 	}
 	wal := filepath.Join(s.Dir, "pg_wal")
@@ -293,7 +291,7 @@ func (s *Server) renewWAL(ctx context.Context, walDir string) error {
 	if err := os.RemoveAll(wal); err != nil {
 		return err
 	}
-	return os.Symlink(walDir, wal)
+	return os.Symlink(walLink, wal)
 }
 
 // copyTree copies from's contents into to, keeping modes, as the server's user.
@@ -304,14 +302,6 @@ func (s *Server) copyTree(ctx context.Context, from, to string) error {
 		return fmt.Errorf("copy %s to %s: %w: %s", from, to, err, strings.TrimSpace(string(out)))
 	}
 	return nil
-}
-
-// renew replaces dir by an empty one owned by the server's user.
-func (s *Server) renew(dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	return s.prepareDir(dir)
 }
 
 // Version is the server binary's own version line ("postgres (PostgreSQL) 15.18 …").

@@ -505,8 +505,8 @@ func (server) Backup(ctx context.Context, st *instance.State, dir string, how in
 
 func dumpFile(dir string) string { return filepath.Join(dir, Database+".sql") }
 
-// Restore implements instance.Server: a physical backup is copied back into the
-// stopped server's emptied data directory (and log directory); a logical one is fed
+// Restore implements instance.Server: a physical backup is copied back beside the
+// stopped server's data directory (and log directory), which it then replaces; a logical one is fed
 // to the running server, which drops the database and creates it from the dump.
 func (s server) Restore(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
 	cred, err := credential()
@@ -537,20 +537,24 @@ func (s server) Restore(ctx context.Context, st *instance.State, dir string, how
 	if err != nil {
 		return err
 	}
-	// Only the instance's own data and log directories are replaced.
-	for _, d := range []string{dataDir(st), logDir(st)} {
-		if d == "" {
-			continue
+	// Only the instance's own data and log directories are replaced, by copies made
+	// beside them (the server's options point the copy there), once complete.
+	return instance.ReplaceDirs([]string{dataDir(st), logDir(st)}, func(staged []string) error {
+		args := []string{"--defaults-file=" + confFile(st), "--copy-back", "--target-dir=" + dir, "--datadir=" + staged[0]}
+		if staged[1] != "" {
+			args = append(args, "--innodb-log-group-home-dir="+staged[1])
 		}
-		if err := os.RemoveAll(d); err != nil {
-			return err
+		for _, d := range staged {
+			if d == "" {
+				continue
+			}
+			if err := localserver.PrepareDir(d, cred); err != nil {
+				return err
+			}
 		}
-		if err := localserver.PrepareDir(d, cred); err != nil {
-			return err
-		}
-	}
-	_, err = run(ctx, cred, nil, backup, "--defaults-file="+confFile(st), "--copy-back", "--target-dir="+dir)
-	return err
+		_, err := run(ctx, cred, nil, backup, args...)
+		return err
+	})
 }
 
 // SetSyncStandby implements instance.Server: MariaDB instances have no standbys.

@@ -152,8 +152,9 @@ func (server) HostBackupScript(dsn, path string) (script, stdin string, err erro
 	return script, line + "\n", nil
 }
 
-// Restore implements instance.Server: the backup's files replace the data directory
-// (and the WAL directory when the instance has one), or pg_restore loads a dump.
+// Restore implements instance.Server: the backup's files, copied beside them, replace
+// the data directory (and the WAL directory when the instance has one) once the copy
+// is complete; or pg_restore loads a dump.
 func (server) Restore(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
 	s, err := serverOf(st)
 	if err != nil {
@@ -162,7 +163,16 @@ func (server) Restore(ctx context.Context, st *instance.State, dir string, how i
 	if how.Logical {
 		return s.LoadDump(ctx, dir, Database, how.Jobs)
 	}
-	return s.RestoreBase(ctx, dir, walDir(st), st.Settings)
+	if pid := s.PID(); pid != 0 {
+		return fmt.Errorf("the server (pid %d) must be stopped to restore a physical backup", pid)
+	}
+	return instance.ReplaceDirs([]string{dataDir(st), walDir(st)}, func(staged []string) error {
+		copy, err := pgserver.At(st.BinDir, staged[0], st.Port)
+		if err != nil {
+			return err
+		}
+		return copy.RestoreBase(ctx, dir, staged[1], walDir(st), st.Settings)
+	})
 }
 
 // SetSyncStandby implements instance.Server.
