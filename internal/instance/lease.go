@@ -21,14 +21,16 @@ import (
 // flock(2), which the kernel drops when its holder dies, so a killed process never
 // leaves a lock behind.
 
-// lock holds the registry's lock file exclusively until unlock is called; it waits
-// for another holder (a create initialising its server takes seconds) unless ctx ends.
+// lock holds the registry's lock exclusively until unlock is called; it waits for
+// another holder (a create initialising its server takes seconds) unless ctx ends.
+// The lock is the registry's parent directory itself, so that taking it creates
+// nothing in the registry: a refused create leaves no trace there.
 func (r Registry) lock(ctx context.Context) (unlock func(), err error) {
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
-		return nil, err
+	parent := filepath.Dir(r.Dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("lock the instance registry: %w", err)
 	}
-	path := filepath.Join(r.Dir, ".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.Open(parent)
 	if err != nil {
 		return nil, fmt.Errorf("lock the instance registry: %w", err)
 	}
@@ -39,12 +41,12 @@ func (r Registry) lock(ctx context.Context) (unlock func(), err error) {
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("lock the instance registry %s: %w", path, err)
+			return nil, fmt.Errorf("lock the instance registry (%s): %w", parent, err)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("wait for the instance registry lock %s: %w", path, ctx.Err())
+			return nil, fmt.Errorf("wait for the instance registry's lock (%s): %w", parent, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
