@@ -35,6 +35,13 @@ var mysqlDialect = &Dialect{Engine: "mysql", Driver: "mysql", SQL: os.DirFS("../
 // of package mysql (strict, UTC).
 func openMariaDB(t *testing.T) *DB {
 	t.Helper()
+	db, _ := openMariaDBServer(t)
+	return db
+}
+
+// openMariaDBServer is openMariaDB, with the server.
+func openMariaDBServer(t *testing.T) (*DB, *mariadbtest.Server) {
+	t.Helper()
 	srv := mariadbtest.Start(t)
 	cfg, err := mysql.ParseDSN(srv.DSN)
 	if err != nil {
@@ -46,7 +53,7 @@ func openMariaDB(t *testing.T) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	return db
+	return db, srv
 }
 
 // A tiny database like session_test.go's, in exact decimals: two warehouses, district
@@ -87,8 +94,15 @@ func mysqlStock(item, w, qty int) string {
 // openTinyMariaDB starts a server with the tiny database and the procedures.
 func openTinyMariaDB(t *testing.T) *DB {
 	t.Helper()
+	db, _ := openTinyMariaDBServer(t)
+	return db
+}
+
+// openTinyMariaDBServer is openTinyMariaDB, with the server.
+func openTinyMariaDBServer(t *testing.T) (*DB, *mariadbtest.Server) {
+	t.Helper()
 	ctx := context.Background()
-	db := openMariaDB(t)
+	db, srv := openMariaDBServer(t)
 	if err := db.CreateTables(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +117,7 @@ func openTinyMariaDB(t *testing.T) *DB {
 	if err := db.createProcedures(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return db
+	return db, srv
 }
 
 // TestProceduresTiny runs each procedure once on the tiny database and checks the
