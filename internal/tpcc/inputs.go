@@ -1,11 +1,39 @@
 package tpcc
 
+import "strings"
+
 // The inputs of each transaction, drawn by Inputs per the spec so that every engine
 // and mode executes exactly the same work; the engine only runs them.
 
 // OrderLine is one line of a New-Order (2.4.1.5).
 type OrderLine struct {
 	ItemID, SupplyWID, Quantity int
+	// BrandGeneric is an output, set by the engine when the New-Order commits (2.4.2.2):
+	// 'B' when both i_data and s_data contain "ORIGINAL", else 'G'.
+	BrandGeneric byte
+}
+
+// Original is the marker whose presence in both i_data and s_data makes a line's
+// brand-generic 'B' (2.4.2.2).
+const Original = "ORIGINAL"
+
+// BrandGeneric is a line's brand-generic from its item's and stock's data (2.4.2.2).
+func BrandGeneric(iData, sData string) byte {
+	if strings.Contains(iData, Original) && strings.Contains(sData, Original) {
+		return 'B'
+	}
+	return 'G'
+}
+
+// SetBrands sets the lines' brand-generic from a bit mask, bit i for line i: the form
+// the stored procedures return it in.
+func (in *NewOrderInput) SetBrands(mask int64) {
+	for i := range in.Lines {
+		in.Lines[i].BrandGeneric = 'G'
+		if mask&(1<<i) != 0 {
+			in.Lines[i].BrandGeneric = 'B'
+		}
+	}
 }
 
 // NewOrderInput is a New-Order's input (2.4.1).

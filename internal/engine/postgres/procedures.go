@@ -36,7 +36,7 @@ const (
 )
 
 var (
-	newOrderStmt = statement{name: "storbench_new_order", sql: callNewOrder, columns: 2,
+	newOrderStmt = statement{name: "storbench_new_order", sql: callNewOrder, columns: 3,
 		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4s, oidInt4s, oidInt4s}}
 	paymentStmt = statement{name: "storbench_payment", sql: callPayment, columns: 1,
 		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidBool, oidText, oidInt8}}
@@ -78,7 +78,7 @@ func newProcSession(ctx context.Context, cfg *pgx.ConnConfig) (*procSession, err
 }
 
 // NewOrder implements engine.Session (2.4.2). The lines go as three arrays in input
-// order; the function sorts the stock updates itself.
+// order; the function locks the stock rows in canonical order itself.
 func (s *procSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool, error) {
 	s.items, s.supply, s.qty = s.items[:0], s.supply[:0], s.qty[:0]
 	for _, l := range in.Lines {
@@ -101,6 +101,7 @@ func (s *procSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (boo
 		return false, err
 	}
 	s.orderID, s.total = int32(s.conn.row[0]), s.conn.row[1]
+	in.SetBrands(s.conn.row[2])
 	return false, nil
 }
 

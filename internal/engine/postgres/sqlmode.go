@@ -109,6 +109,7 @@ type sqlLine struct {
 	price                             int32 // cents
 	amount                            int8Arg
 	dist                              textArg // s_dist_XX, becomes ol_dist_info
+	iData, sData                      string  // i_data and s_data: the brand-generic (2.4.2.2)
 	found                             bool
 	itemArgs, stockArgs, lineArgs     []any
 }
@@ -154,8 +155,10 @@ func newSQLModeSession(conn *pgx.Conn) *sqlSession {
 
 // NewOrder implements engine.Session (2.4.2). First batch: BEGIN, the district, the
 // warehouse, the customer, every line's item and every line's stock (in canonical
-// order). If an item is unused, ROLLBACK (2.4.2.3); otherwise the second batch inserts
-// the order, its new_order row and its lines, and commits.
+// order). The second inserts the order, its new_order row and its lines, and commits;
+// or, when an item was unused (2.4.2.3: it finds no item row, and its stock update no
+// row), inserts them all the same, less that line, and rolls back: a rolled-back
+// New-Order does the same work as the others.
 func (s *sqlSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool, error) {
 	n := len(in.Lines)
 	if n > len(s.line) {
@@ -188,25 +191,29 @@ func (s *sqlSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool
 	if err != nil {
 		return false, s.abort(ctx, err)
 	}
-	if missing {
-		// 2.4.2.3: an unused item rolls back everything, d_next_o_id included.
-		if _, err := s.conn.Exec(ctx, sqlRollback); err != nil {
-			return false, s.abort(ctx, err)
-		}
-		return true, nil
-	}
 
 	b = pgx.Batch{}
 	b.Queue(sqlNOOrder, s.orderArgs...)
 	b.Queue(sqlNONewOrder, s.newOrderArgs...)
 	for i := range n {
-		b.Queue(sqlNOOrderLine, s.line[i].lineArgs...)
+		if s.line[i].found {
+			b.Queue(sqlNOOrderLine, s.line[i].lineArgs...)
+		}
 	}
-	b.Queue(sqlCommit)
+	if missing {
+		b.Queue(sqlRollback) // 2.4.2.3: everything rolls back, d_next_o_id included
+	} else {
+		b.Queue(sqlCommit)
+	}
 	if err := s.conn.SendBatch(ctx, &b).Close(); err != nil {
 		return false, s.abort(ctx, err)
 	}
-	return false, nil
+	if !missing {
+		for i := range n { // 2.4.2.2: the brand-generic of each line, for the terminal
+			in.Lines[i].BrandGeneric = tpcc.BrandGeneric(s.line[i].iData, s.line[i].sData)
+		}
+	}
+	return missing, nil
 }
 
 // readNewOrder reads the first New-Order batch: it reports whether an item was unused
@@ -232,7 +239,7 @@ func (s *sqlSession) readNewOrder(br pgx.BatchResults, n int, order []int) (miss
 	var sum int64
 	for i := range n {
 		ln := &s.line[i]
-		err = br.QueryRow().Scan(append(s.dst[:0], &ln.price, nil, nil)...)
+		err = br.QueryRow().Scan(append(s.dst[:0], &ln.price, nil, &ln.iData)...)
 		ln.found = err == nil
 		if errors.Is(err, pgx.ErrNoRows) { // 2.4.2.3: an unused item id
 			missing, err = true, nil
@@ -246,7 +253,7 @@ func (s *sqlSession) readNewOrder(br pgx.BatchResults, n int, order []int) (miss
 	}
 	for _, i := range order {
 		ln := &s.line[i]
-		err = br.QueryRow().Scan(append(s.dst[:0], nil, nil, &ln.dist)...)
+		err = br.QueryRow().Scan(append(s.dst[:0], nil, &ln.sData, &ln.dist)...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			if !ln.found {
 				err = nil // the unused item has no stock either

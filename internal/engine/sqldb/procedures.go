@@ -31,7 +31,7 @@ import (
 type procID int
 
 const (
-	procNewOrder    procID = iota // w, d, c, items, supply ws, quantities, ol_numbers → rolled_back (0/1), o_id, total (cents)
+	procNewOrder    procID = iota // w, d, c, items, supply ws, quantities, ol_numbers → rolled_back (0/1), o_id, total (cents), brands (bit ol_number-1: 'B')
 	procPayment                   // w, d, c_w, c_d, c, by name (0/1), c_last, amount (cents) → c_id
 	procOrderStatus               // w, d, c, by name (0/1), c_last → c_id, o_id (0: none), its line count
 	procDelivery                  // w, carrier → skipped districts
@@ -98,15 +98,18 @@ func (s *procSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (boo
 		s.qty = strconv.AppendInt(s.qty, int64(l.Quantity), 10)
 		s.number = strconv.AppendInt(s.number, int64(i+1), 10) // ol_number: the input position
 	}
-	var rolledBack int64
+	var rolledBack, brands int64
 	err := s.call(ctx, procNewOrder,
 		s.a(in.WID, in.DID, in.CID, string(s.items), string(s.supply), string(s.qty), string(s.number)),
-		s.to(&rolledBack, &s.orderID, &s.total))
+		s.to(&rolledBack, &s.orderID, &s.total, &brands))
 	if err != nil {
 		return false, err
 	}
 	// 2.4.2.3: the unused item rolled the transaction back; an expected outcome.
 	s.rolledBack = rolledBack != 0
+	if !s.rolledBack {
+		in.SetBrands(brands)
+	}
 	return s.rolledBack, nil
 }
 

@@ -35,6 +35,13 @@ var mysqlDialect = &Dialect{Engine: "mysql", Driver: "mysql", SQL: os.DirFS("../
 // of package mysql (strict, UTC).
 func openMariaDB(t *testing.T) *DB {
 	t.Helper()
+	db, _ := openMariaDBServer(t)
+	return db
+}
+
+// openMariaDBServer is openMariaDB, with the server.
+func openMariaDBServer(t *testing.T) (*DB, *mariadbtest.Server) {
+	t.Helper()
 	srv := mariadbtest.Start(t)
 	cfg, err := mysql.ParseDSN(srv.DSN)
 	if err != nil {
@@ -46,7 +53,7 @@ func openMariaDB(t *testing.T) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	return db
+	return db, srv
 }
 
 // A tiny database like session_test.go's, in exact decimals: two warehouses, district
@@ -84,11 +91,18 @@ func mysqlStock(item, w, qty int) string {
 		'd07', 'd08', 'd09', 'd10', 0, 0, 0, 'data')`, item, w, qty, item, w)
 }
 
-// TestProceduresTiny runs each procedure once on the tiny database and checks the
-// rows it leaves and its result row.
-func TestProceduresTiny(t *testing.T) {
+// openTinyMariaDB starts a server with the tiny database and the procedures.
+func openTinyMariaDB(t *testing.T) *DB {
+	t.Helper()
+	db, _ := openTinyMariaDBServer(t)
+	return db
+}
+
+// openTinyMariaDBServer is openTinyMariaDB, with the server.
+func openTinyMariaDBServer(t *testing.T) (*DB, *mariadbtest.Server) {
+	t.Helper()
 	ctx := context.Background()
-	db := openMariaDB(t)
+	db, srv := openMariaDBServer(t)
 	if err := db.CreateTables(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +114,20 @@ func TestProceduresTiny(t *testing.T) {
 	if err := db.script(ctx, "indexes.sql"); err != nil {
 		t.Fatal(err)
 	}
-	// Twice: a rebuild drops what the first left.
-	for range 2 {
-		if err := db.createProcedures(ctx); err != nil {
-			t.Fatal(err)
-		}
+	if err := db.createProcedures(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db, srv
+}
+
+// TestProceduresTiny runs each procedure once on the tiny database and checks the
+// rows it leaves and its result row.
+func TestProceduresTiny(t *testing.T) {
+	ctx := context.Background()
+	db := openTinyMariaDB(t)
+	// A rebuild drops what the first creation left.
+	if err := db.createProcedures(ctx); err != nil {
+		t.Fatal(err)
 	}
 	es, err := db.Connect(ctx, engine.Procedures)
 	if err != nil {

@@ -124,6 +124,8 @@ type sqlLine struct {
 	item, supply, qty, remote int64
 	price, amount             int64 // cents
 	dist                      string
+	iData, sData              string // i_data and s_data: the brand-generic (2.4.2.2)
+	found                     bool   // the item exists (2.4.2.3)
 }
 
 // newSession prepares the sql mode's statements on conn. On error the caller still
@@ -141,9 +143,11 @@ func newSession(ctx context.Context, conn *sql.Conn, d *Dialect) (*session, erro
 }
 
 // NewOrder implements engine.Session (2.4.2): the district's next order id, the
-// warehouse's and district's taxes, the customer's discount, every line's item (an
-// unused one rolls back, 2.4.2.3), every line's stock in canonical order, then the
-// order, its new_order row and its lines.
+// warehouse's and district's taxes, the customer's discount, then each line in stock-
+// lock order: its item, its stock read and updated; then the order, its new_order row
+// and its lines. An unused item (2.4.2.3) finds no item row: its line is skipped, the
+// other lines and the order are entered all the same, and the whole transaction rolls
+// back at the end, so a rolled-back New-Order does the same work as the others.
 func (s *session) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool, error) {
 	n := len(in.Lines)
 	if n > len(s.line) {
@@ -174,25 +178,21 @@ func (s *session) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool, e
 		return false, s.abort(ctx, fmt.Errorf("customer (%d, %d, %d): %w", w, d, c, err))
 	}
 	var sum int64
-	for i := range n {
+	unused := false
+	for _, i := range in.LockOrder(s.order[:0]) {
 		ln := &s.line[i]
-		err := s.row(ctx, noItem, s.a(ln.item), s.to(&ln.price, &s.sink, &s.sink))
-		if errors.Is(err, sql.ErrNoRows) {
-			// 2.4.2.3: an unused item rolls back everything, d_next_o_id included.
-			if err := s.rollback(ctx); err != nil {
-				return false, err
-			}
-			return true, nil
+		err := s.row(ctx, noItem, s.a(ln.item), s.to(&ln.price, &s.sink, &ln.iData))
+		ln.found = err == nil
+		if errors.Is(err, sql.ErrNoRows) { // 2.4.2.3: an unused item id
+			unused = true
+			continue
 		}
 		if err != nil {
 			return false, s.abort(ctx, err)
 		}
 		ln.amount = ln.price * ln.qty // 2.4.2.2: ol_amount = ol_quantity * i_price
 		sum += ln.amount
-	}
-	for _, i := range in.LockOrder(s.order[:0]) {
-		ln := &s.line[i]
-		err := s.row(ctx, noStock, s.a(d, ln.supply, ln.item), s.to(&s.quantity, &s.sink, &ln.dist))
+		err = s.row(ctx, noStock, s.a(d, ln.supply, ln.item), s.to(&s.quantity, &ln.sData, &ln.dist))
 		if errors.Is(err, sql.ErrNoRows) {
 			err = fmt.Errorf("stock of item %d in warehouse %d is missing", ln.item, ln.supply)
 		}
@@ -221,12 +221,25 @@ func (s *session) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool, e
 	}
 	for i := range n {
 		ln := &s.line[i]
+		if !ln.found {
+			continue
+		}
 		err := s.exec(ctx, noOrderLine, s.a(s.oID, d, w, int64(i+1), ln.item, ln.supply, ln.qty, ln.amount, ln.dist))
 		if err != nil {
 			return false, s.abort(ctx, err)
 		}
 	}
-	return false, s.commit(ctx)
+	if unused {
+		// 2.4.2.3: the unused item rolls back everything, d_next_o_id included.
+		return true, s.rollback(ctx)
+	}
+	if err := s.commit(ctx); err != nil {
+		return false, err
+	}
+	for i := range n { // 2.4.2.2: the brand-generic of each line, for the terminal
+		in.Lines[i].BrandGeneric = tpcc.BrandGeneric(s.line[i].iData, s.line[i].sData)
+	}
+	return false, nil
 }
 
 // Payment implements engine.Session (2.5.2): the warehouse and the district (their

@@ -12,12 +12,14 @@
 --   P0002  a row the spec says exists is missing (INTO STRICT, or a missing stock row).
 
 -- New-Order (2.4.2). Lines arrive as three arrays in input order; ol_number is the
--- position in them. Returns the new order's id and the order's total in cents (2.4.2.2,
--- for the terminal's display).
+-- position in them. Returns the new order's id, the order's total in cents and the
+-- lines' brand-generic (bit ol_number - 1 set for "B") (2.4.2.2, for the terminal's
+-- display). An unused item (2.4.2.3) skips its line; the rest is done all the same
+-- before SB001 rolls it back, so a rolled-back New-Order does the same work.
 CREATE OR REPLACE FUNCTION storbench_new_order(
   p_w_id integer, p_d_id integer, p_c_id integer,
   p_i_ids integer[], p_supply_w_ids integer[], p_quantities integer[],
-  OUT order_id integer, OUT total_cents bigint)
+  OUT order_id integer, OUT total_cents bigint, OUT brands bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_lines    integer := cardinality(p_i_ids);
@@ -26,10 +28,15 @@ DECLARE
   v_discount numeric;
   v_last     text;
   v_credit   text;
-  v_items    integer;
-  v_inserted integer;
+  v_price    numeric;
+  v_i_data   text;
+  v_s_data   text;
+  v_dist     text;
   v_amount   numeric;
+  v_sum      numeric := 0;
+  v_unused   boolean := false;
 BEGIN
+  brands := 0;
   -- 2.4.2.2: the warehouse's tax; the district's tax and next order id, incremented.
   SELECT w_tax INTO STRICT v_w_tax FROM warehouse WHERE w_id = p_w_id;
   UPDATE district SET d_next_o_id = d_next_o_id + 1
@@ -45,68 +52,58 @@ BEGIN
           CASE WHEN p_supply_w_ids <@ ARRAY[p_w_id] THEN 1 ELSE 0 END);
   INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (order_id, p_d_id, p_w_id);
 
-  -- 2.4.2.2: every line at once. Items are looked up; stock rows of each line's supply
-  -- warehouse are updated in (s_w_id, s_i_id) order, the same canonical order for every
-  -- New-Order, so that concurrent New-Orders cannot deadlock on stock; order lines are
-  -- inserted with their input position as ol_number.
-  --
-  -- An item that appears on several lines of one order has its lines merged into one
-  -- stock update (an UPDATE changes a row once). The per-line rule "s_quantity - qty if
-  -- that leaves >= 10, else s_quantity - qty + 91" keeps s_quantity within 10..100 (the
-  -- load's range, 4.3.3.1), where it is subtraction modulo 91; applied line after line
-  -- it therefore equals one subtraction of the lines' total modulo 91.
-  WITH line AS (
-    SELECT * FROM unnest(p_i_ids, p_supply_w_ids, p_quantities)
-           WITH ORDINALITY AS u(i_id, supply_w_id, quantity, number)
-  ), priced AS (
-    -- 2.4.2.3: an unused item id finds no row here.
-    SELECT line.*, i.i_price, i.i_name, i.i_data
-      FROM line JOIN item i ON i.i_id = line.i_id
-  ), per_stock AS MATERIALIZED (
-    SELECT supply_w_id, i_id, sum(quantity) AS quantity, count(*) AS lines,
-           count(*) FILTER (WHERE supply_w_id <> p_w_id) AS remote
-      FROM line
-     GROUP BY supply_w_id, i_id
-     ORDER BY supply_w_id, i_id
-  ), stocked AS (
-    UPDATE stock s
-       SET s_quantity = CASE
-             WHEN g.lines > 1 THEN 10 + ((s.s_quantity - g.quantity - 10) % 91 + 91) % 91
-             WHEN s.s_quantity >= g.quantity + 10 THEN s.s_quantity - g.quantity
-             ELSE s.s_quantity - g.quantity + 91 END,
-           s_ytd = s.s_ytd + g.quantity,
-           s_order_cnt = s.s_order_cnt + g.lines,
-           s_remote_cnt = s.s_remote_cnt + g.remote -- 2.4.2.2: lines from a remote warehouse
-      FROM per_stock g
-     WHERE s.s_w_id = g.supply_w_id AND s.s_i_id = g.i_id
-    RETURNING s.s_w_id, s.s_i_id, s.s_data,
-              CASE p_d_id WHEN 1 THEN s.s_dist_01 WHEN 2 THEN s.s_dist_02 WHEN 3 THEN s.s_dist_03
-                          WHEN 4 THEN s.s_dist_04 WHEN 5 THEN s.s_dist_05 WHEN 6 THEN s.s_dist_06
-                          WHEN 7 THEN s.s_dist_07 WHEN 8 THEN s.s_dist_08 WHEN 9 THEN s.s_dist_09
-                          WHEN 10 THEN s.s_dist_10 END AS dist_info
-  ), inserted AS (
+  -- The stock rows, locked first in (s_w_id, s_i_id) order, the same canonical order for
+  -- every New-Order, so that concurrent New-Orders cannot deadlock on stock. A locking
+  -- SELECT sorts first and locks the sorted rows as they come (the locking clause is
+  -- applied to the query's output, above its ORDER BY), whatever the plan below.
+  PERFORM 1 FROM stock
+   WHERE (s_w_id, s_i_id) IN (SELECT * FROM unnest(p_supply_w_ids, p_i_ids))
+   ORDER BY s_w_id, s_i_id
+     FOR UPDATE;
+
+  -- 2.4.2.2: each line in input order: its item, its stock updated (one update per line,
+  -- an item on two lines included), its order line numbered by its position.
+  FOR k IN 1 .. v_lines LOOP
+    SELECT i_price, i_data INTO v_price, v_i_data FROM item WHERE i_id = p_i_ids[k];
+    IF NOT FOUND THEN
+      v_unused := true; -- 2.4.2.3: rolled back once the other lines are done
+      CONTINUE;
+    END IF;
+    UPDATE stock
+       SET s_quantity = CASE WHEN s_quantity >= p_quantities[k] + 10 THEN s_quantity - p_quantities[k]
+                             ELSE s_quantity - p_quantities[k] + 91 END,
+           s_ytd = s_ytd + p_quantities[k],
+           s_order_cnt = s_order_cnt + 1,
+           s_remote_cnt = s_remote_cnt + (p_supply_w_ids[k] <> p_w_id)::integer
+     WHERE s_w_id = p_supply_w_ids[k] AND s_i_id = p_i_ids[k]
+    RETURNING s_data,
+              CASE p_d_id WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
+                          WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
+                          WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
+                          WHEN 10 THEN s_dist_10 END
+      INTO v_s_data, v_dist;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'New-Order of district (%, %): the stock of item % in warehouse % is missing',
+        p_w_id, p_d_id, p_i_ids[k], p_supply_w_ids[k] USING ERRCODE = 'P0002';
+    END IF;
+    -- 2.4.2.2: brand-generic "B" when both i_data and s_data hold ORIGINAL: bit k - 1.
+    IF strpos(v_i_data, 'ORIGINAL') > 0 AND strpos(v_s_data, 'ORIGINAL') > 0 THEN
+      brands := brands | (1::bigint << (k - 1));
+    END IF;
+    v_amount := p_quantities[k] * v_price; -- 2.4.2.2: ol_amount = ol_quantity * i_price
+    v_sum := v_sum + v_amount;
     INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
                             ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-    SELECT order_id, p_d_id, p_w_id, p.number, p.i_id, p.supply_w_id,
-           NULL, p.quantity, p.quantity * p.i_price, st.dist_info
-      FROM priced p JOIN stocked st ON st.s_w_id = p.supply_w_id AND st.s_i_id = p.i_id
-    RETURNING ol_amount
-  )
-  SELECT (SELECT count(*) FROM priced), count(*), sum(ol_amount)
-    INTO v_items, v_inserted, v_amount
-    FROM inserted;
+    VALUES (order_id, p_d_id, p_w_id, k, p_i_ids[k], p_supply_w_ids[k], NULL, p_quantities[k], v_amount, v_dist);
+  END LOOP;
 
-  IF v_items < v_lines THEN
+  IF v_unused THEN
     -- 2.4.2.3: the unused item rolls the whole transaction back, d_next_o_id included.
     RAISE EXCEPTION 'New-Order of district (%, %) has an unused item id: rolled back (2.4.2.3)', p_w_id, p_d_id
       USING ERRCODE = 'SB001';
   END IF;
-  IF v_inserted < v_lines THEN
-    RAISE EXCEPTION 'New-Order of district (%, %): a stock row is missing', p_w_id, p_d_id
-      USING ERRCODE = 'P0002';
-  END IF;
   -- 2.4.2.2: total = sum(ol_amount) * (1 - c_discount) * (1 + w_tax + d_tax).
-  total_cents := round(v_amount * (1 - v_discount) * (1 + v_w_tax + v_d_tax) * 100);
+  total_cents := round(v_sum * (1 - v_discount) * (1 + v_w_tax + v_d_tax) * 100);
 END
 $$;
 

@@ -23,15 +23,19 @@ BEGIN
      ORDER BY no_o_id LIMIT 1 FOR UPDATE;
     IF v_found THEN
       DELETE FROM new_order WHERE no_w_id = p_w_id AND no_d_id = v_d_id AND no_o_id = v_o_id;
-      -- 2.7.4.2: the order's customer; its carrier.
-      SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = p_w_id AND o_d_id = v_d_id AND o_id = v_o_id;
+      -- 2.7.4.2: the order's customer; its carrier. Locking reads, like the new_order
+      -- row's: they read the newest committed rows, where a plain read would read the
+      -- transaction's snapshot, which misses an order committed after it was taken
+      -- (the district's queue was empty then, and a New-Order refilled it since).
+      SELECT o_c_id INTO v_c_id FROM orders
+       WHERE o_w_id = p_w_id AND o_d_id = v_d_id AND o_id = v_o_id FOR UPDATE;
       IF NOT v_found THEN
         SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'Delivery: the order of a new_order row is missing';
       END IF;
       UPDATE orders SET o_carrier_id = p_carrier_id WHERE o_w_id = p_w_id AND o_d_id = v_d_id AND o_id = v_o_id;
       -- 2.7.4.2: the sum of the lines' amounts; every line dated now (UTC).
       SELECT COALESCE(SUM(ol_amount), 0) INTO v_amount FROM order_line
-       WHERE ol_w_id = p_w_id AND ol_d_id = v_d_id AND ol_o_id = v_o_id;
+       WHERE ol_w_id = p_w_id AND ol_d_id = v_d_id AND ol_o_id = v_o_id FOR UPDATE;
       UPDATE order_line SET ol_delivery_d = UTC_TIMESTAMP()
        WHERE ol_w_id = p_w_id AND ol_d_id = v_d_id AND ol_o_id = v_o_id;
       -- 2.7.4.2: the customer's balance grows by the sum; one more delivery.

@@ -1,1 +1,1 @@
-SELECT order_id, total_cents FROM storbench_new_order($1, $2, $3, $4, $5, $6)
+SELECT order_id, total_cents, brands FROM storbench_new_order($1, $2, $3, $4, $5, $6)
