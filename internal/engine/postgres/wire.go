@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // The procedures mode talks the PostgreSQL wire protocol itself, because at a few
@@ -132,7 +134,7 @@ func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
 		return fmt.Errorf("prepare %s: %w", st.name, err)
 	}
 	if len(sd.Fields) != st.columns {
-		return fmt.Errorf("prepare %s: %d result columns, want %d", st.name, len(sd.Fields), st.columns)
+		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: the database's functions come from another storbench version; rebuild it (storbench drop, then build) or use --mode sql", engine.ErrInput, st.name, len(sd.Fields), st.columns)
 	}
 	for _, f := range sd.Fields {
 		if f.DataTypeOID != pgtype.Int4OID && f.DataTypeOID != pgtype.Int8OID {

@@ -151,8 +151,13 @@ func (s *procSession) call(ctx context.Context, id procID, args, dst []any) erro
 		if err == nil {
 			err = errors.New("returned no row")
 		}
-	} else {
-		err = rows.Scan(dst...)
+	} else if err = rows.Scan(dst...); err != nil {
+		// A procedure created by another storbench version returns other columns
+		// (looked at only on failure: Columns allocates).
+		if cols, cerr := rows.Columns(); cerr == nil && len(cols) != len(dst) {
+			err = fmt.Errorf("%w: it returned %d columns, want %d: the database's procedures come from another storbench version; rebuild it (storbench drop, then build) or use --mode sql",
+				engine.ErrInput, len(cols), len(dst))
+		}
 	}
 	if cerr := rows.Close(); err == nil {
 		err = cerr
