@@ -339,7 +339,12 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, warehouses i
 			s, err := connect(ctx)
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil && firstErr == nil {
+			switch {
+			case err == nil || firstErr != nil:
+			case errors.Is(err, engine.ErrInput):
+				// What the user must fix (the database, the mode), not the server's limit.
+				firstErr = fmt.Errorf("open session for user %d of %d: %w", i+1, cfg.Users, err)
+			default:
 				firstErr = fmt.Errorf("open session for user %d of %d (is max_connections high enough?): %w", i+1, cfg.Users, err)
 			}
 			u.session = s

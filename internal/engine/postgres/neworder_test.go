@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,5 +116,31 @@ func TestNewOrderWork(t *testing.T) {
 				t.Errorf("rolled-back New-Order changed %+v, want %+v (all the valid lines' work)", got, want)
 			}
 		})
+	}
+}
+
+// TestProceduresOfAnotherVersion: a database whose functions another storbench
+// version created (here a New-Order function with the old two result columns) is
+// refused when the session prepares its calls, naming the fix, not at the first call.
+func TestProceduresOfAnotherVersion(t *testing.T) {
+	ts := startTemplate(t)
+	db := ts.clone(t)
+	ctx := context.Background()
+	for _, stmt := range []string{
+		`DROP FUNCTION storbench_new_order`,
+		`CREATE FUNCTION storbench_new_order(w int, d int, c int, items int[], supply int[], qty int[],
+			OUT order_id int, OUT total_cents bigint) LANGUAGE sql AS 'SELECT 1, 2::bigint'`,
+	} {
+		if _, err := db.conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := db.Connect(ctx, engine.Procedures)
+	if err == nil {
+		s.Close()
+		t.Fatal("a procedures session opened on another version's functions")
+	}
+	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "another storbench version") || !strings.Contains(err.Error(), "--mode sql") {
+		t.Errorf("error %q: want an input error naming the other version and the fix", err)
 	}
 }

@@ -127,14 +127,22 @@ func dialWire(ctx context.Context, cfg *pgx.ConnConfig, stmts []*statement) (*wi
 	return c, nil
 }
 
+// otherVersion is the fix for a database whose functions do not match these calls.
+const otherVersion = "the database's functions come from another storbench version; rebuild it (storbench drop, then build) or use --mode sql"
+
 // prepare prepares st and checks that its results are what call decodes.
 func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
 	sd, err := pc.Prepare(ctx, st.name, st.sql, st.params)
+	// A function created by another storbench version has other result columns
+	// (42703 undefined_column) or arguments (42883 undefined_function).
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && (pgErr.Code == "42703" || pgErr.Code == "42883") {
+		return fmt.Errorf("%w: prepare %s: %s: %s", engine.ErrInput, st.name, pgErr.Message, otherVersion)
+	}
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", st.name, err)
 	}
 	if len(sd.Fields) != st.columns {
-		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: the database's functions come from another storbench version; rebuild it (storbench drop, then build) or use --mode sql", engine.ErrInput, st.name, len(sd.Fields), st.columns)
+		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: %s", engine.ErrInput, st.name, len(sd.Fields), st.columns, otherVersion)
 	}
 	for _, f := range sd.Fields {
 		if f.DataTypeOID != pgtype.Int4OID && f.DataTypeOID != pgtype.Int8OID {
