@@ -54,7 +54,7 @@ var sqlFiles = func() fs.FS {
 // newDialect is the dialect of one open database: MariaDB's until Open finds MySQL.
 func newDialect() *sqldb.Dialect {
 	return &sqldb.Dialect{Engine: "mysql", Driver: "mysql", SQL: sqlFiles,
-		BeginWrite: "START TRANSACTION", BeginRead: "START TRANSACTION READ ONLY",
+		BeginWrite: "START TRANSACTION", BeginRead: "START TRANSACTION READ ONLY", StockLevelInTransaction: true,
 		TransactionsSource: transactionsSource, Load: loadData, Classify: classify, Procedures: true}
 }
 
