@@ -38,8 +38,8 @@ func init() {
 
 // Where the transaction counter (transactions.sql) comes from, as the result labels it.
 const (
-	transactionsSource = "Com_commit + Com_rollback of information_schema.GLOBAL_STATUS (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements: Stock-Level runs as one autocommit statement and is not counted)"
-	mysql8Source       = "Com_commit + Com_rollback of performance_schema.global_status (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements: Stock-Level runs as one autocommit statement and is not counted)"
+	transactionsSource = "Com_commit + Com_rollback of information_schema.GLOBAL_STATUS (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements; Stock-Level too commits its read-only transaction)"
+	mysql8Source       = "Com_commit + Com_rollback of performance_schema.global_status (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements; Stock-Level too commits its read-only transaction)"
 )
 
 // sqlFiles are the engine's statements (sql/), for MariaDB.
