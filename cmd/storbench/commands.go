@@ -77,8 +77,8 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			if err != nil {
 				return lease.Explain(opts.Storage.Explain(db, err, "then drop the database and build again"))
 			}
-			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses: %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, VACUUM and CHECKPOINT in %.1fs, total %.1fs\n",
-				sum.Warehouses, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
+			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses (seed %d, C-Load %d): %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, VACUUM and CHECKPOINT in %.1fs, total %.1fs\n",
+				sum.Warehouses, sum.Seed, sum.CLoad, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
 			for _, n := range sum.Notes {
 				fmt.Fprintln(c.OutOrStdout(), "note:", n)
 			}
@@ -88,7 +88,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 	dsnFlag(c, &dsn)
 	c.Flags().IntVar(&opts.Warehouses, "warehouses", 0, "number of warehouses (schema size; required)")
 	c.Flags().IntVar(&opts.Workers, "workers", runtime.NumCPU(), "load connections in parallel")
-	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed of the generated data (same seed, same rows)")
+	c.Flags().Uint64Var(&opts.Seed, "seed", 0, "random seed of the generated data (same seed, same rows and C-Load; 0: drawn at random; recorded in the build)")
 	_ = c.MarkFlagRequired("warehouses")
 	return c
 }

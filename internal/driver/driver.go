@@ -205,7 +205,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if info.Warehouses < 1 {
 		return nil, errors.New("the database has no warehouses: run storbench build first")
 	}
-	rng := tpcc.NewRand(cfg.Seed, 0)
+	rng := tpcc.RunRand(cfg.Seed, 0)
 	constants := runConstants(rng, info.CLoad)
 	res.Config.Warehouses, res.Config.CLoad, res.Config.CRun = info.Warehouses, info.CLoad, constants.CLast
 	if v, err := db.ServerVersion(ctx); err == nil {
@@ -319,7 +319,7 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, warehouses i
 	var firstErr error
 	var wg sync.WaitGroup
 	for i := range users {
-		r := tpcc.NewRand(cfg.Seed, uint64(i)+1)
+		r := tpcc.RunRand(cfg.Seed, i+1)
 		u := &user{
 			id:        i,
 			gen:       tpcc.NewInputs(r, c, warehouses),

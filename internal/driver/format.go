@@ -38,7 +38,7 @@ func WriteText(out io.Writer, res *Result) error {
 		fmt.Fprintf(out, "  delivery: %d districts had no order to deliver (skipped, 2.7.4.2)\n", d.Skipped)
 	}
 
-	fmt.Fprintf(out, "\ninput audit (5.5.1.5)\n")
+	fmt.Fprintf(out, "\ninput audit (5.5.1.5, 5.5.1.6)\n")
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, a := range res.Audit {
 		fmt.Fprintf(tw, "  %s\t%.2f%s\t[%g, %g]\t%s\t%s\n", a.Name, a.Value, a.Unit, a.Min, a.Max, a.Status, a.Note)

@@ -100,6 +100,8 @@ func (s *shard) record(o *outcome, in *inputs) {
 		s.inputs.CountPayment(&in.payment)
 	case tpcc.OrderStatus:
 		s.inputs.CountOrderStatus(&in.orderStatus)
+	case tpcc.Delivery:
+		s.inputs.CountDelivery(o.skipped)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,9 +25,12 @@ import (
 // Options configure a build.
 type Options struct {
 	Warehouses int
-	Workers    int    // load connections in parallel
-	Seed       uint64 // same seed, same rows
-	Version    string // storbench version recorded with the build
+	Workers    int // load connections in parallel
+	// Seed: the same seed gives the same rows and C-Load. 0 draws one at random, so
+	// that databases built without one do not all share a C-Load (2.1.6.1); the seed
+	// used is in the build information either way.
+	Seed    uint64
+	Version string // storbench version recorded with the build
 	// Progress, when set, is called about once a second and at the end of each phase.
 	Progress func(Progress)
 	// Storage is where the database keeps its files (engine.WatchStorage): a build
@@ -49,6 +53,8 @@ type Progress struct {
 // Summary is what a finished build reports.
 type Summary struct {
 	Warehouses    int
+	Seed          uint64 // the one used: Options.Seed or the one drawn
+	CLoad         int    // the NURand C of c_last at load (2.1.6.1)
 	Rows          int64
 	LoadTime      time.Duration // generation + COPY
 	IndexTime     time.Duration // keys, indexes, procedures, VACUUM, CHECKPOINT
@@ -144,6 +150,9 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 			return Summary{}, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}
 	}
+	for opts.Seed == 0 {
+		opts.Seed = rand.Uint64() // the runtime seeds it from the OS's entropy
+	}
 	start := time.Now()
 	if err := db.CreateTables(ctx); err != nil {
 		return Summary{}, fmt.Errorf("create tables: %w", err)
@@ -157,7 +166,8 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 		return Summary{}, err
 	}
 	loaded := time.Now()
-	sum := Summary{Warehouses: opts.Warehouses, Rows: l.rows.Load(), LoadTime: loaded.Sub(start)}
+	sum := Summary{Warehouses: opts.Warehouses, Seed: opts.Seed, CLoad: gen.Constants.CLast, Rows: l.rows.Load(),
+		LoadTime: loaded.Sub(start)}
 	sum.RowsPerSecond = float64(sum.Rows) / sum.LoadTime.Seconds()
 	l.report("index")
 	info := engine.BuildInfo{Warehouses: opts.Warehouses, Seed: opts.Seed, CLoad: gen.Constants.CLast,

@@ -145,9 +145,16 @@ func (r *Rand) Perm(n int) []int {
 }
 
 // Random streams. Each table of each warehouse has its own stream, so any warehouse
-// can be generated alone, by any worker, and give the same rows.
+// can be generated alone, by any worker, and give the same rows. A run's streams have
+// the top bit set: a run given the build's seed must not replay the build's draws
+// (its C for c_last would be C-Load's stream).
 const (
 	streamConstants = iota + 1
 	streamItem
 	streamWarehouseBase // + warehouse*numTables + table
+
+	streamRun = 1 << 63 // + n
 )
+
+// RunRand returns stream n of a run: 0 for the run's constants, 1.. for its users.
+func RunRand(seed uint64, n int) *Rand { return NewRand(seed, streamRun|uint64(n)) }

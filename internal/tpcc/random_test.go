@@ -412,3 +412,22 @@ func TestRandStreamsIndependent(t *testing.T) {
 		t.Error("different seeds gave the same values")
 	}
 }
+
+// TestRunStreamsApartFromBuild: a run given the build's seed draws nothing the build
+// drew. Before, user 0 took stream 1 of the seed, the build's C-Load stream, so its
+// first NURand C for c_last was C-Load itself.
+func TestRunStreamsApartFromBuild(t *testing.T) {
+	const warehouses = 100
+	first := func(r *Rand) [2]uint64 { return [2]uint64{r.r.Uint64(), r.r.Uint64()} }
+	for _, seed := range []uint64{1, 7, 42} {
+		build := map[[2]uint64]uint64{}
+		for s := uint64(streamConstants); s < streamWarehouseBase+(warehouses+1)*(uint64(numTables)+1); s++ {
+			build[first(NewRand(seed, s))] = s
+		}
+		for n := range 1000 {
+			if s, ok := build[first(RunRand(seed, n))]; ok {
+				t.Fatalf("seed %d: run stream %d replays the build's stream %d", seed, n, s)
+			}
+		}
+	}
+}

@@ -38,8 +38,8 @@ func init() {
 
 // Where the transaction counter (transactions.sql) comes from, as the result labels it.
 const (
-	transactionsSource = "Com_commit + Com_rollback of information_schema.GLOBAL_STATUS (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements: Stock-Level runs as one autocommit statement and is not counted)"
-	mysql8Source       = "Com_commit + Com_rollback of performance_schema.global_status (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements: Stock-Level runs as one autocommit statement and is not counted)"
+	transactionsSource = "Com_commit + Com_rollback of information_schema.GLOBAL_STATUS (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements; Stock-Level too commits its read-only transaction)"
+	mysql8Source       = "Com_commit + Com_rollback of performance_schema.global_status (whole server, as HammerDB reads them; COMMIT and ROLLBACK statements; Stock-Level too commits its read-only transaction)"
 )
 
 // sqlFiles are the engine's statements (sql/), for MariaDB.
@@ -54,7 +54,7 @@ var sqlFiles = func() fs.FS {
 // newDialect is the dialect of one open database: MariaDB's until Open finds MySQL.
 func newDialect() *sqldb.Dialect {
 	return &sqldb.Dialect{Engine: "mysql", Driver: "mysql", SQL: sqlFiles,
-		BeginWrite: "START TRANSACTION", BeginRead: "START TRANSACTION READ ONLY",
+		BeginWrite: "START TRANSACTION", BeginRead: "START TRANSACTION READ ONLY", StockLevelInTransaction: true,
 		TransactionsSource: transactionsSource, Load: loadData, Classify: classify, Procedures: true}
 }
 

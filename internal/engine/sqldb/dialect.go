@@ -33,6 +33,10 @@ type Dialect struct {
 	// one writer lock up front, so a transaction never fails on upgrading its lock);
 	// BeginRead one that only reads, in one snapshot.
 	BeginWrite, BeginRead string
+	// StockLevelInTransaction runs the sql mode's Stock-Level between BeginRead and
+	// COMMIT instead of as one autocommit statement: an engine whose TPM is its count
+	// of COMMITs and ROLLBACKs (MySQL's Com_commit) would otherwise leave it out.
+	StockLevelInTransaction bool
 	// Procedures: the engine runs the procedures mode, with the stored procedures of
 	// procedures/*.sql (see procedures.go).
 	Procedures bool

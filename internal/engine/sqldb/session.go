@@ -425,12 +425,22 @@ func (s *session) Delivery(ctx context.Context, in *tpcc.DeliveryInput) (int, er
 	return skipped, s.commit(ctx)
 }
 
-// StockLevel implements engine.Session (2.8.2): one statement, no explicit transaction
-// (isolation level 1 suffices, 2.8.2.1).
+// StockLevel implements engine.Session (2.8.2): one statement (isolation level 1
+// suffices, 2.8.2.1), in a read-only transaction where the dialect asks for one.
 func (s *session) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (int, error) {
+	if s.d.StockLevelInTransaction {
+		if err := s.begin(ctx, s.d.BeginRead); err != nil {
+			return 0, err
+		}
+	}
 	err := s.row(ctx, stockLevel, s.a(int64(in.WID), int64(in.DID), int64(in.Threshold)), s.to(&s.count))
 	if err != nil {
-		return 0, err
+		return 0, s.abort(ctx, err)
+	}
+	if s.d.StockLevelInTransaction {
+		if err := s.commit(ctx); err != nil {
+			return 0, err
+		}
 	}
 	return int(s.count), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/tpcc"
 )
 
 func open(t *testing.T, path string) engine.Database {
@@ -72,6 +73,20 @@ func TestBuildRunCheck(t *testing.T) {
 	}
 	for x, n := range res.ErrorsByKind {
 		t.Errorf("%d errors of kind %s", n, x)
+	}
+	// The audit's Delivery and line-distribution rows count this run's transactions.
+	samples := map[string]int64{}
+	for _, a := range res.Audit {
+		samples[a.Name] = a.Samples
+		if a.Status == tpcc.Fail {
+			t.Errorf("audit row %q failed: %+v", a.Name, a)
+		}
+	}
+	if got, want := samples["deliveries with a skipped district"], res.Transactions.Delivery.Count; got != want || want == 0 {
+		t.Errorf("skipped-delivery audit row has %d samples, want the %d Deliveries", got, want)
+	}
+	if got, want := samples["order lines uniform over 5..15 (chi-square)"], res.Transactions.NewOrder.Count; got != want {
+		t.Errorf("line-distribution audit row has %d samples, want the %d New-Orders", got, want)
 	}
 	checkPasses(t, db, "after the run")
 

@@ -7,6 +7,3 @@
 ALTER TABLE customer ADD INDEX customer_name (c_w_id, c_d_id, c_last, c_first);
 -- Order-Status: the customer's latest order (2.6.2.2).
 ALTER TABLE orders   ADD INDEX orders_customer (o_w_id, o_d_id, o_c_id, o_id);
--- Consistency condition 3.3.2.10 sums history per customer: this index serves that
--- grouping.
-ALTER TABLE history  ADD INDEX history_customer (h_c_w_id, h_c_d_id, h_c_id, h_amount);

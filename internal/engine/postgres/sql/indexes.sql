@@ -13,7 +13,3 @@ ALTER TABLE stock      ADD PRIMARY KEY (s_w_id, s_i_id);
 CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first);
 -- Order-Status: the customer's latest order (2.6.2.2).
 CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id);
--- Consistency condition 3.3.2.10 sums history per customer: this index serves that
--- grouping. (3.3.2.8 and 3.3.2.9 group by h_w_id and h_d_id, not by these columns, and
--- run as fast hash aggregates without an index.)
-CREATE INDEX history_customer ON history (h_c_w_id, h_c_d_id, h_c_id, h_amount);

@@ -14,6 +14,3 @@ CREATE UNIQUE INDEX stock_pkey ON stock (s_w_id, s_i_id);
 CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first);
 -- Order-Status: the customer's latest order (2.6.2.2).
 CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id);
--- Consistency condition 3.3.2.10 sums history per customer: this index serves that
--- grouping.
-CREATE INDEX history_customer ON history (h_c_w_id, h_c_d_id, h_c_id, h_amount);
