@@ -171,7 +171,7 @@ func address(w *rowWriter, r *Rand) {
 		w.b = r.AppendAString(w.b, 10, 20)
 		w.tab()
 	}
-	w.b = r.AppendAString(w.b, 2, 2)
+	w.b = r.AppendLetters(w.b, 2)
 	w.tab()
 	w.b = r.AppendZip(w.b)
 	w.tab()
@@ -320,7 +320,7 @@ func (wh *Warehouse) writeOrderLines(w *rowWriter, r *Rand) error {
 				} else {
 					w.cents(int64(r.Int(1, 999999)))
 				}
-				w.b = r.AppendAString(w.b, 24, 24)
+				w.b = r.AppendLetters(w.b, 24)
 				if err := w.endRow(); err != nil {
 					return err
 				}
@@ -336,7 +336,7 @@ func (wh *Warehouse) writeStock(w *rowWriter, r *Rand) error {
 		w.int(wh.id)
 		w.int(r.Int(10, 100))
 		for range DistrictsPerWarehouse {
-			w.b = r.AppendAString(w.b, 24, 24)
+			w.b = r.AppendLetters(w.b, 24)
 			w.tab()
 		}
 		w.b = append(w.b, "0\t0\t0\t"...)

@@ -167,6 +167,14 @@ func (d *generatedData) str(t testing.TB, tb Table, r []string, name string, lo,
 	return s
 }
 
+// letters checks a column 4.3.3.1 gives as "a-string of n letters".
+func (d *generatedData) letters(t testing.TB, tb Table, r []string, name string, n int) {
+	s := d.col(t, tb, r, name)
+	if len(s) != n || strings.Trim(s, letters) != "" {
+		t.Fatalf("%s.%s = %q, want %d letters (4.3.3.1)", tb, name, s, n)
+	}
+}
+
 func (d *generatedData) zip(t testing.TB, tb Table, r []string, name string) {
 	s := d.col(t, tb, r, name)
 	if len(s) != 9 || !isDigits(s[:4]) || s[4:] != "11111" {
@@ -179,7 +187,7 @@ func (d *generatedData) address(t testing.TB, tb Table, r []string, p string) {
 	d.str(t, tb, r, p+"street_1", 10, 20, false)
 	d.str(t, tb, r, p+"street_2", 10, 20, false)
 	d.str(t, tb, r, p+"city", 10, 20, false)
-	d.str(t, tb, r, p+"state", 2, 2, false)
+	d.letters(t, tb, r, p+"state", 2)
 	d.zip(t, tb, r, p+"zip")
 }
 
@@ -544,7 +552,7 @@ func TestGeneratedOrderLines(t *testing.T) {
 			distinctItems++
 		}
 		d.eq(t, tb, r, "ol_quantity", "5")
-		d.str(t, tb, r, "ol_dist_info", 24, 24, false)
+		d.letters(t, tb, r, "ol_dist_info", 24)
 		amount := d.money(t, tb, r, "ol_amount")
 		if oid < FirstUndeliveredOrder {
 			d.eq(t, tb, r, "ol_delivery_d", genStamp)
@@ -594,7 +602,7 @@ func TestGeneratedStock(t *testing.T) {
 		}
 		qty[q] = true
 		for k := 1; k <= DistrictsPerWarehouse; k++ {
-			d.str(t, tb, r, fmt.Sprintf("s_dist_%02d", k), 24, 24, false)
+			d.letters(t, tb, r, fmt.Sprintf("s_dist_%02d", k), 24)
 		}
 		d.eq(t, tb, r, "s_ytd", "0")
 		d.eq(t, tb, r, "s_order_cnt", "0")
