@@ -117,9 +117,10 @@ func TestDecodeRow(t *testing.T) {
 		{whole[:len(whole)-1], nil}, // a value longer than the message
 		{whole[:7], nil},            // a length cut off
 	}
+	twoColumns := statement{name: "two_columns", columns: 2}
 	for i, tt := range tests {
 		var c wireConn
-		err := c.decodeRow(&newOrderStmt, tt.body)
+		err := c.decodeRow(&twoColumns, tt.body)
 		switch {
 		case tt.want == nil && err == nil:
 			t.Errorf("row %d %x: no error", i, tt.body)
