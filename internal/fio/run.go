@@ -91,7 +91,7 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 			p, version, err := runPoint(ctx, bin, prof.Name, spec, file, opts, logs)
 			if err != nil {
 				if ctx.Err() != nil {
-					err = &interruption{cause: ctx.Err()}
+					err = engine.Interrupted("interrupted", ctx.Err())
 				}
 				if len(res.Points) > 0 {
 					res.Notes = append(res.Notes, fmt.Sprintf("stopped after %d of %d points: %v", len(res.Points), len(prof.Points), err))
@@ -109,13 +109,6 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 	}
 	return results, nil
 }
-
-// interruption is a point's error when Run's context ended: it matches the context's
-// error, and says so in plain words.
-type interruption struct{ cause error }
-
-func (e *interruption) Error() string { return "interrupted" }
-func (e *interruption) Unwrap() error { return e.cause }
 
 // runPoint runs one point as its own fio process: a point done is a point kept, and
 // each has its own report and logs.

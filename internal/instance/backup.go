@@ -204,7 +204,7 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 		// storbench can watch, so progress follows nothing and the bytes are the dump's.
 		t, err := timed("", func() error { return srv.Restore(ctx, st, backupFiles(dir), how) })
 		if ctx.Err() != nil {
-			return Transfer{}, fmt.Errorf("restore of instance %s interrupted: its database is partly restored; restore it again%.0w", name, ctx.Err())
+			return Transfer{}, engine.Interrupted(fmt.Sprintf("restore of instance %s interrupted: its database is partly restored; restore it again", name), ctx.Err())
 		}
 		if err != nil {
 			return Transfer{}, fmt.Errorf("restore of instance %s: %s", name, condense(err))
@@ -268,8 +268,7 @@ func (r Registry) abandoned(ctx context.Context, st *State, running bool, err er
 		}
 	}
 	if ctx.Err() != nil {
-		// The interrupt is wrapped, for callers that look for it, but not printed.
-		return fmt.Errorf("restore of instance %s interrupted: abandoned, its data is unchanged (the partial copy was removed)%s%.0w", st.Name, restart, ctx.Err())
+		return engine.Interrupted(fmt.Sprintf("restore of instance %s interrupted: abandoned, its data is unchanged (the partial copy was removed)%s", st.Name, restart), ctx.Err())
 	}
 	return fmt.Errorf("restore of instance %s failed, its data is unchanged (the partial copy was removed)%s: %s", st.Name, restart, condense(err))
 }

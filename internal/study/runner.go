@@ -99,7 +99,7 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return r.interrupted(step)
+			return r.interrupted(step, err)
 		}
 		fmt.Fprintf(r.opts.Log, "step %d/%d %s: about %s to go\n", step.Seq, len(r.steps), step.ID, r.remainingFrom(i).Round(time.Second))
 		res := &StepResult{Step: step, Started: time.Now()}
@@ -115,7 +115,7 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 						fmt.Fprintf(r.opts.Log, "storing the interrupted step: %v\n", serr)
 					}
 				}
-				return r.interrupted(step)
+				return r.interrupted(step, ctx.Err())
 			}
 			err = fmt.Errorf("study step %d/%d %s: %w", step.Seq, len(r.steps), step.ID, err)
 			res.Error = strings.ReplaceAll(err.Error(), "\n", "; ")
@@ -146,9 +146,9 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 
 // interrupted says what an interruption kept and how to go on, in one line (the
 // cause, a cancelled context, says nothing the user does not know).
-func (r *runner) interrupted(step Step) error {
-	return fmt.Errorf("study interrupted at step %d/%d (%s): the steps before it are stored in %s; run it again to resume, or remove its instances with storbench study clean %s",
-		step.Seq, len(r.steps), step.ID, r.store.Dir, r.store.Dir)
+func (r *runner) interrupted(step Step, cause error) error {
+	return engine.Interrupted(fmt.Sprintf("study interrupted at step %d/%d (%s): the steps before it are stored in %s; run it again to resume, or remove its instances with storbench study clean %s",
+		step.Seq, len(r.steps), step.ID, r.store.Dir, r.store.Dir), cause)
 }
 
 // remainingFrom is the estimated time of the steps from index i on.
