@@ -28,7 +28,7 @@ func TestRunHammerDBInputs(t *testing.T) {
 		{nil, "spec", false},
 	} {
 		jsonPath := filepath.Join(dir, c.inputs+".json")
-		args := append([]string{"run", "--dsn", dsn, "--users", "2", "--ramp", "0s", "--duration", "2s", "--no-metrics", "--json", jsonPath}, c.args...)
+		args := append([]string{"run", "--dsn", dsn, "--users", "2", "--mode", "sql", "--ramp", "0s", "--duration", "2s", "--no-metrics", "--json", jsonPath}, c.args...)
 		code, out, errOut := storbench(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
