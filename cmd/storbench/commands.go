@@ -197,6 +197,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	c.Flags().DurationVar(&cfg.Duration, "duration", 5*time.Minute, "timed window")
 	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
 	c.Flags().BoolVar(&cfg.Keying, "keying", false, "keying and think times of the spec (5.2.5); off as in HammerDB")
+	c.Flags().StringVar(&cfg.Inputs, "inputs", driver.DefaultInputs, "where the transaction inputs come from: spec (TPC-C's) or hammerdb (HammerDB 4.12's: uniform customer and item ids, random home warehouses and Stock-Level districts, its think times; the result adds the NOPM HammerDB would show)")
 	c.Flags().StringVar(&mode, "mode", string(engine.Procedures), "procedures (one stored-procedure call per transaction) or sql (client-side statements)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
 	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")

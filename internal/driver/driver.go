@@ -25,13 +25,16 @@ type Config struct {
 	Ramp          time.Duration
 	Duration      time.Duration
 	AllWarehouses bool
-	Keying        bool // keying and think times of 5.2.5
+	Keying        bool // keying and think times of 5.2.5 (or of Inputs' rules)
 	Mode          engine.Mode
 	Seed          uint64 // of the run's inputs
 	MaxRetries    int    // per transaction, for serialization failures and deadlocks
 	// ClientCPUs is how many CPUs the driver may use (the caller sets GOMAXPROCS);
 	// the result warns when the driver came close to using them all.
 	ClientCPUs int
+	// Inputs names the input rules (tpcc.ParseInputs): the spec's, or HammerDB's to
+	// compare with its published figures. Validate sets "" to DefaultInputs.
+	Inputs string
 	// Progress, when set, is called once a second.
 	Progress func(Tick)
 	// Started, when set, is called once the users are connected, with the start of
@@ -69,6 +72,7 @@ const stopGrace = 30 * time.Second
 type run struct {
 	db                     engine.Database
 	cfg                    Config
+	rules                  *tpcc.InputRules
 	start                  time.Time
 	windowStart, windowEnd time.Time
 	stop                   atomic.Bool
@@ -152,6 +156,17 @@ func CheckDuration(prefix string, duration time.Duration) error {
 	return nil
 }
 
+// DefaultInputs are the input rules of a run that names none: the spec's.
+const DefaultInputs = tpcc.SpecInputs
+
+// CheckInputs checks the name of a run's input rules, naming it like CheckUsers.
+func CheckInputs(prefix, inputs string) error {
+	if _, err := tpcc.ParseInputs(inputs); err != nil {
+		return fmt.Errorf("%s%v", prefix, err)
+	}
+	return nil
+}
+
 // CheckClientCPUs checks --client-cpus against the CPUs this process may run on
 // (runtime.NumCPU counts the affinity mask, a cpuset's CPUs): GOMAXPROCS beyond them
 // only adds threads, and 100000 of them exhaust the process's thread limit.
@@ -175,6 +190,12 @@ func (c *Config) Validate() error {
 	}
 	if err := CheckClientCPUs(c.ClientCPUs); err != nil {
 		return err
+	}
+	if c.Inputs == "" {
+		c.Inputs = DefaultInputs
+	}
+	if err := CheckInputs("--", c.Inputs); err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
 	}
 	_, err := engine.ParseMode(string(c.Mode))
 	if err != nil {
@@ -205,6 +226,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if info.Warehouses < 1 {
 		return nil, errors.New("the database has no warehouses: run storbench build first")
 	}
+	rules, _ := tpcc.ParseInputs(cfg.Inputs) // checked by Validate
 	rng := tpcc.RunRand(cfg.Seed, 0)
 	constants := runConstants(rng, info.CLoad)
 	res.Config.Warehouses, res.Config.CLoad, res.Config.CRun = info.Warehouses, info.CLoad, constants.CLast
@@ -212,11 +234,11 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 		res.Config.ServerVersion = v
 	}
 
-	users, shards, err := openUsers(ctx, db, cfg, info.Warehouses, constants)
+	users, shards, err := openUsers(ctx, db, cfg, rules, info.Warehouses, constants)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{db: db, cfg: cfg, stopped: make(chan struct{})}
+	r := &run{db: db, cfg: cfg, rules: rules, stopped: make(chan struct{})}
 	r.start = time.Now()
 	r.windowStart = r.start.Add(cfg.Ramp)
 	if !cfg.StartAt.IsZero() {
@@ -306,7 +328,7 @@ func runConstants(r *tpcc.Rand, cLoad int) tpcc.Constants {
 
 // openUsers connects every user before anything runs, so a run never starts with
 // fewer users than asked (e.g. past max_connections): it fails whole instead.
-func openUsers(ctx context.Context, db engine.Database, cfg Config, warehouses int, c tpcc.Constants) ([]*user, []*shard, error) {
+func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.InputRules, warehouses int, c tpcc.Constants) ([]*user, []*shard, error) {
 	nShards := min(cfg.Users, 4*runtime.GOMAXPROCS(0))
 	shards := make([]*shard, nShards)
 	for i := range shards {
@@ -320,12 +342,13 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, warehouses i
 	var wg sync.WaitGroup
 	for i := range users {
 		r := tpcc.RunRand(cfg.Seed, i+1)
+		home, district := rules.Home(r, i, warehouses)
 		u := &user{
 			id:        i,
-			gen:       tpcc.NewInputs(r, c, warehouses),
+			gen:       tpcc.NewInputsOf(rules, r, c, warehouses),
 			deck:      tpcc.NewDeck(r),
-			home:      i%warehouses + 1,
-			district:  (i/warehouses)%tpcc.DistrictsPerWarehouse + 1,
+			home:      home,
+			district:  district,
 			shard:     shards[i%nShards],
 			reconnect: connect,
 		}

@@ -67,6 +67,7 @@ func TestConfigValidate(t *testing.T) {
 		"mode":     func(c *Config) { c.Mode = "fast" },
 		"retries":  func(c *Config) { c.MaxRetries = -1 },
 		"cpus":     func(c *Config) { c.ClientCPUs = 0 },
+		"inputs":   func(c *Config) { c.Inputs = "tpcc" },
 		// Beyond the machine or a typo: refused before anything connects.
 		"too many users":             func(c *Config) { c.Users = MaxUsers + 1 },
 		"ramp too long":              func(c *Config) { c.Ramp = MaxRamp + time.Second },

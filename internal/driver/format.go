@@ -12,8 +12,12 @@ import (
 // WriteText prints the result as the run's closing summary.
 func WriteText(out io.Writer, res *Result) error {
 	c := res.Config
-	fmt.Fprintf(out, "\n%s, %d users, %d warehouses, mode %s, ramp %gs, timed %gs\n",
-		c.Engine, c.Users, c.Warehouses, c.Mode, c.RampSeconds, c.DurationSeconds)
+	inputs := ""
+	if c.Inputs != "" { // results written before input rules existed had the spec's
+		inputs = ", inputs " + c.Inputs
+	}
+	fmt.Fprintf(out, "\n%s, %d users, %d warehouses, mode %s%s, ramp %gs, timed %gs\n",
+		c.Engine, c.Users, c.Warehouses, c.Mode, inputs, c.RampSeconds, c.DurationSeconds)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "throughput\tTPM\tNOPM\t\n")
 	fmt.Fprintf(tw, "database view (HammerDB-compatible)\t%.0f\t%.0f\t\n", res.TPMDB, res.NOPMDB)
@@ -22,6 +26,9 @@ func WriteText(out io.Writer, res *Result) error {
 		return err
 	}
 	fmt.Fprintf(out, "  database TPM: %s\n  database NOPM: %s\n", res.Sources["tpm_db"], res.Sources["nopm_db"])
+	if src, ok := res.Sources["hammerdb_nopm"]; ok {
+		fmt.Fprintf(out, "HammerDB NOPM: %.0f (%s)\n", res.HammerDBNOPM, src)
+	}
 
 	fmt.Fprintf(out, "\nresponse times in ms (client-measured, timed window)\n")
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)

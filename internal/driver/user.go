@@ -51,7 +51,7 @@ func (u *user) loop(ctx context.Context, r *run) {
 		t := u.deck.Next()
 		w := u.warehouse()
 		u.draw(t, w)
-		if r.cfg.Keying && !r.pause(ctx, time.Duration(tpcc.Paces[t].Keying*float64(time.Second))) {
+		if r.cfg.Keying && !r.pause(ctx, time.Duration(r.rules.Paces[t].Keying*float64(time.Second))) {
 			return
 		}
 		o := outcome{txn: t}
@@ -82,7 +82,7 @@ func (u *user) loop(ctx context.Context, r *run) {
 		if lost && !u.reopen(ctx, r) {
 			return
 		}
-		if r.cfg.Keying && !r.pause(ctx, thinkTime(u.gen.Rand(), tpcc.Paces[t].MeanThink)) {
+		if r.cfg.Keying && !r.pause(ctx, thinkTime(u.gen.Rand(), r.rules.Paces[t].MeanThink)) {
 			return
 		}
 	}
@@ -99,7 +99,8 @@ func (u *user) draw(t tpcc.Transaction, w int) {
 	case tpcc.Delivery:
 		u.gen.Delivery(w, &u.in.delivery)
 	case tpcc.StockLevel:
-		// 2.8.1.1: Stock-Level always uses the user's own warehouse and district.
+		// 2.8.1.1: Stock-Level always uses the user's own warehouse and district
+		// (unless the input rules draw the district per call).
 		u.gen.StockLevel(u.home, u.district, &u.in.stockLevel)
 	}
 }

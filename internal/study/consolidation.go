@@ -169,7 +169,7 @@ func (r *runner) oltp(ctx context.Context, dsn string, step Step, start time.Tim
 	mode, _ := engine.ParseMode(w.Mode)
 	run, err := driver.Run(ctx, db, driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, StartAt: start,
 		Storage:       engine.WatchStorage(ctx, db, dsn),
-		AllWarehouses: w.AllWarehouses, Keying: w.Keying, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5,
+		AllWarehouses: w.AllWarehouses, Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5,
 		ClientCPUs: runtime.GOMAXPROCS(0)})
 	if run != nil {
 		run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), engine.RedactDSN(dsn), r.opts.Version

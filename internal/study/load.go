@@ -575,6 +575,11 @@ func (c *checker) workload(w *Workload) {
 	} else if w.Mode != "procedures" && w.Mode != "sql" {
 		c.errf("workload.mode", "mode %q is unknown", "use procedures, stored procedures as HammerDB does, or sql, statements sent by the client", w.Mode)
 	}
+	if !c.doc.Has("workload.inputs") {
+		w.Inputs = driver.DefaultInputs
+	} else if err := driver.CheckInputs("", w.Inputs); err != nil {
+		c.refuse("workload.inputs", err)
+	}
 	if !c.doc.Has("workload.restore") {
 		w.Restore = DefaultRestore
 	} else if w.Restore != "each-step" && w.Restore != "never" {

@@ -75,8 +75,11 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("target kind %q engine %q, want managed postgres", tg.Kind, tg.Engine)
 	}
 	w := s.Workload
-	if w.Mode != "procedures" || w.Restore != "each-step" || w.Warehouses != 2 {
-		t.Errorf("workload %+v, want procedures, each-step, 2 warehouses", w)
+	if w.Mode != "procedures" || w.Restore != "each-step" || w.Warehouses != 2 || w.Inputs != "spec" {
+		t.Errorf("workload %+v, want procedures, each-step, 2 warehouses, spec inputs", w)
+	}
+	if w := mustParse(t, edit("warehouses: 2", "warehouses: 2\n  inputs: hammerdb")).Workload; w.Inputs != "hammerdb" {
+		t.Errorf("workload inputs %q, want hammerdb as given", w.Inputs)
 	}
 	e := s.Experiments[0]
 	if e.Name != "user-sweep" || e.Repeats != 1 || e.Ramp.Duration != 2*time.Minute || e.Duration.Duration != 5*time.Minute {
@@ -195,6 +198,7 @@ func TestParseErrors(t *testing.T) {
 		{"warehouses zero", edit("warehouses: 2", "warehouses: 0"), 6, "warehouses 0 is too few"},
 		{"warehouses beyond any storage", edit("warehouses: 2", "warehouses: 1e12"), 6, "warehouses 1000000000000 is more than 1000000"},
 		{"mode", edit("warehouses: 2", "warehouses: 2\n  mode: tcl"), 7, `mode "tcl" is unknown`},
+		{"inputs", edit("warehouses: 2", "warehouses: 2\n  inputs: tproc-c"), 7, `inputs "tproc-c" is unknown (use spec, the TPC-C spec's, or hammerdb, HammerDB 4.12's TPROC-C)`},
 		{"restore", edit("warehouses: 2", "warehouses: 2\n  restore: sometimes"), 7, `restore "sometimes" is unknown`},
 
 		// Experiments.

@@ -216,7 +216,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	w := r.study.Workload
 	mode, _ := engine.ParseMode(w.Mode)
 	cfg := driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, AllWarehouses: w.AllWarehouses,
-		Keying: w.Keying, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5, ClientCPUs: runtime.GOMAXPROCS(0),
+		Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5, ClientCPUs: runtime.GOMAXPROCS(0),
 		Started: func(windowStart time.Time) { mon.Start(ctx, windowStart) }, Storage: engine.WatchStorage(ctx, db, t.dsn)}
 	if r.opts.Progress != nil {
 		remaining := r.remainingFrom(step.Seq)

@@ -87,6 +87,7 @@ type Workload struct {
 	Mode          string `yaml:"mode"` // procedures (default) or sql
 	AllWarehouses bool   `yaml:"all_warehouses"`
 	Keying        bool   `yaml:"keying"`
+	Inputs        string `yaml:"inputs"` // spec (default) or hammerdb: driver.Config.Inputs
 	// Restore is "each-step" (default: the base image is restored before every
 	// measured step, so every step starts from the same data) or "never".
 	Restore string `yaml:"restore"`

@@ -115,6 +115,7 @@ type Inputs struct {
 	r          *Rand
 	c          Constants
 	warehouses int
+	rules      *InputRules
 }
 
 // lastNames is c_last by number, built once and shared by every user (strings are
@@ -127,10 +128,16 @@ var lastNames = func() (names [1000]string) {
 	return names
 }()
 
-// NewInputs returns an input source. Constants are the run's C values (RunConstants),
-// shared by all users; warehouses is the database's warehouse count.
+// NewInputs returns an input source following the spec. Constants are the run's C
+// values (RunConstants), shared by all users; warehouses is the database's warehouse
+// count.
 func NewInputs(r *Rand, c Constants, warehouses int) *Inputs {
-	return &Inputs{r: r, c: c, warehouses: warehouses}
+	return NewInputsOf(inputRules[0], r, c, warehouses)
+}
+
+// NewInputsOf returns an input source following rules.
+func NewInputsOf(rules *InputRules, r *Rand, c Constants, warehouses int) *Inputs {
+	return &Inputs{r: r, c: c, warehouses: warehouses, rules: rules}
 }
 
 // Rand exposes the user's generator for pacing decisions.
@@ -145,7 +152,19 @@ func (in *Inputs) otherWarehouse(home int) int {
 	return w
 }
 
-func (in *Inputs) customerID() int { return in.r.NURand(ACID, 1, CustomersPerDistrict, in.c.CID) }
+func (in *Inputs) customerID() int {
+	if in.rules.UniformIDs {
+		return in.r.Int(1, CustomersPerDistrict)
+	}
+	return in.r.NURand(ACID, 1, CustomersPerDistrict, in.c.CID)
+}
+
+func (in *Inputs) itemID() int {
+	if in.rules.UniformIDs {
+		return in.r.Int(1, Items)
+	}
+	return in.r.NURand(AItemID, 1, Items, in.c.ItemID)
+}
 
 func (in *Inputs) lastName() string { return lastNames[in.r.NURand(ALast, 0, 999, in.c.CLast)] }
 
@@ -162,7 +181,7 @@ func (in *Inputs) NewOrder(w int, no *NewOrderInput) {
 	no.Remote = 0
 	for i := range n {
 		l := OrderLine{
-			ItemID:    r.NURand(AItemID, 1, Items, in.c.ItemID), // 2.4.1.5.1
+			ItemID:    in.itemID(), // 2.4.1.5.1
 			SupplyWID: w,
 			Quantity:  r.Int(1, 10), // 2.4.1.5.3
 		}
@@ -222,8 +241,12 @@ func (in *Inputs) Delivery(w int, d *DeliveryInput) {
 	d.CarrierID = in.r.Int(1, 10)
 }
 
-// StockLevel fills a Stock-Level for the user's fixed warehouse and district (2.8.1).
+// StockLevel fills a Stock-Level for the user's fixed warehouse and district (2.8.1),
+// or a district drawn per call when the rules say so.
 func (in *Inputs) StockLevel(w, district int, s *StockLevelInput) {
+	if in.rules.RandomStockLevelDistrict {
+		district = in.r.Int(1, DistrictsPerWarehouse)
+	}
 	s.WID, s.DID = w, district
 	s.Threshold = in.r.Int(10, 20)
 }
