@@ -125,6 +125,8 @@ func TestBadInputMatrix(t *testing.T) {
 			want: "--users", fix: "at least 1"},
 		{name: "unknown inputs", args: args("run", "--dsn", "postgres://x@127.0.0.1/y", "--inputs", "tproc-c"),
 			want: `--inputs "tproc-c" is unknown`, fix: "use spec, the TPC-C spec's, or hammerdb"},
+		{name: "unknown schema", args: args("build", "--dsn", "postgres://x@127.0.0.1/y", "--warehouses", "1", "--schema", "tproc-c"),
+			want: `--schema "tproc-c" is unknown`, fix: "or hammerdb, HammerDB 4.12's"},
 		{name: "zero warehouses", server: true, args: dsnArgs(&emptyDSN, "build", "--warehouses", "0"),
 			want: "--warehouses", fix: "at least 1", state: pgState(&emptyDSN)},
 		{name: "ramp too long", server: true, args: dsnArgs(&builtDSN, "run", "--ramp", "25h", "--duration", "1s"),

@@ -229,7 +229,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	rules, _ := tpcc.ParseInputs(cfg.Inputs) // checked by Validate
 	rng := tpcc.RunRand(cfg.Seed, 0)
 	constants := runConstants(rng, info.CLoad)
-	res.Config.Warehouses, res.Config.CLoad, res.Config.CRun = info.Warehouses, info.CLoad, constants.CLast
+	res.Config.Warehouses, res.Config.Schema, res.Config.CLoad, res.Config.CRun = info.Warehouses, info.Schema, info.CLoad, constants.CLast
 	if v, err := db.ServerVersion(ctx); err == nil {
 		res.Config.ServerVersion = v
 	}

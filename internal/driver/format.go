@@ -16,8 +16,12 @@ func WriteText(out io.Writer, res *Result) error {
 	if c.Inputs != "" { // results written before input rules existed had the spec's
 		inputs = ", inputs " + c.Inputs
 	}
-	fmt.Fprintf(out, "\n%s, %d users, %d warehouses, mode %s%s, ramp %gs, timed %gs\n",
-		c.Engine, c.Users, c.Warehouses, c.Mode, inputs, c.RampSeconds, c.DurationSeconds)
+	schema := ""
+	if c.Schema != "" { // not built by storbench, or before schemas had names
+		schema = ", schema " + c.Schema
+	}
+	fmt.Fprintf(out, "\n%s, %d users, %d warehouses%s, mode %s%s, ramp %gs, timed %gs\n",
+		c.Engine, c.Users, c.Warehouses, schema, c.Mode, inputs, c.RampSeconds, c.DurationSeconds)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "throughput\tTPM\tNOPM\t\n")
 	fmt.Fprintf(tw, "database view (HammerDB-compatible)\t%.0f\t%.0f\t\n", res.TPMDB, res.NOPMDB)

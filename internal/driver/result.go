@@ -65,6 +65,7 @@ type RunConfig struct {
 	Keying          bool    `json:"keying"`
 	Inputs          string  `json:"inputs"` // input rules: spec or hammerdb
 	Warehouses      int     `json:"warehouses"`
+	Schema          string  `json:"schema"` // the build's (engine.BuildInfo.Schema); "" not built by storbench
 	Seed            uint64  `json:"seed"`
 	CLoad           int     `json:"c_load"` // -1: unknown
 	CRun            int     `json:"c_run"`

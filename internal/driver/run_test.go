@@ -33,9 +33,11 @@ func (db *fakeDB) Engine() string                                   { return "fa
 func (db *fakeDB) ServerVersion(context.Context) (string, error)    { return "fake 1", nil }
 func (db *fakeDB) Close()                                           {}
 func (db *fakeDB) ExistingTables(context.Context) ([]string, error) { return nil, nil }
-func (db *fakeDB) CreateTables(context.Context) error               { return errors.New("unused") }
 func (db *fakeDB) NewLoader(context.Context) (engine.Loader, error) { return nil, errors.New("unused") }
-func (db *fakeDB) FinishBuild(context.Context, engine.BuildInfo) ([]string, error) {
+func (db *fakeDB) CreateTables(context.Context, engine.Schema) error {
+	return errors.New("unused")
+}
+func (db *fakeDB) FinishBuild(context.Context, engine.Schema, engine.BuildInfo) ([]string, error) {
 	return nil, errors.New("unused")
 }
 func (db *fakeDB) Drop(context.Context) ([]string, error) { return nil, errors.New("unused") }

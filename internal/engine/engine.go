@@ -34,15 +34,17 @@ type Database interface {
 type Builder interface {
 	// ExistingTables lists the TPC-C tables (and storbench's metadata table) present.
 	ExistingTables(ctx context.Context) ([]string, error)
-	// CreateTables creates the empty tables, without indexes or constraints.
-	CreateTables(ctx context.Context) error
+	// CreateTables creates the empty tables of that schema, without indexes or
+	// constraints (but a key InnoDB clusters the table on).
+	CreateTables(ctx context.Context, s Schema) error
 	// NewLoader opens one load connection; build uses several in parallel.
 	NewLoader(ctx context.Context) (Loader, error)
 	// FinishBuild creates indexes, constraints and stored procedures, records info,
 	// and leaves the database ready to measure (statistics, hint bits, checkpoint).
 	// Notes say what it skipped because this user may not do it (a checkpoint
 	// without the privilege): the build is complete, the user should know.
-	FinishBuild(ctx context.Context, info BuildInfo) (notes []string, err error)
+	// s is the schema CreateTables made.
+	FinishBuild(ctx context.Context, s Schema, info BuildInfo) (notes []string, err error)
 	// Drop removes the TPC-C tables (only those, and storbench's metadata) and returns
 	// the names it dropped.
 	Drop(ctx context.Context) ([]string, error)
@@ -141,6 +143,7 @@ type BuildInfo struct {
 	CLoad      int       `json:"c_load"` // NURand C used for c_last at load (2.1.6.1)
 	BuiltAt    time.Time `json:"built_at"`
 	Version    string    `json:"storbench_version"`
+	Schema     string    `json:"schema"` // Schema.Name
 }
 
 // ErrNoBuildInfo: the tables exist but storbench did not build them.

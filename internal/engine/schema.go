@@ -32,3 +32,43 @@ func RequireSchema(ctx context.Context, db Database, dsn string) error {
 	}
 	return nil
 }
+
+// Schema is a build's variant of the schema and of its finishing, as data the
+// engines read: the spec's, or HammerDB 4.12's so that a run can be compared with
+// figures published from HammerDB builds (README, "How the workload follows the spec").
+type Schema struct {
+	Name string
+	What string // whose it is, for the error that lists the choices
+	// StockKey are the columns of stock's primary key, in order: {stock_key} in an
+	// engine's schema.sql or indexes.sql.
+	StockKey string
+	// Settle ends the build by freezing the loaded rows and writing out the dirty
+	// pages (PostgreSQL's VACUUM FREEZE and CHECKPOINT), so that the first run does
+	// not pay for them; false: statistics only, as HammerDB leaves its build.
+	Settle bool
+}
+
+// SpecSchema names the schema of a build that names none.
+const SpecSchema = "spec"
+
+var schemas = []Schema{
+	{Name: SpecSchema, What: "storbench's: stock keyed by warehouse then item, frozen and checkpointed after the load", StockKey: "s_i_id, s_w_id"},
+	{Name: "hammerdb", What: "HammerDB 4.12's: stock keyed by item then warehouse, only analyzed after the load", StockKey: "s_i_id, s_w_id"},
+}
+
+// ParseSchema returns the schema variant of that name.
+func ParseSchema(name string) (Schema, error) {
+	var choices []string
+	for _, s := range schemas {
+		if s.Name == name {
+			return s, nil
+		}
+		choices = append(choices, s.Name+", "+s.What)
+	}
+	return Schema{}, fmt.Errorf("schema %q is unknown (use %s)", name, strings.Join(choices, "; or "))
+}
+
+// Expand fills an engine's SQL with the schema's choices.
+func (s Schema) Expand(sql string) string {
+	return strings.ReplaceAll(sql, "{stock_key}", s.StockKey)
+}

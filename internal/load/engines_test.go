@@ -139,3 +139,49 @@ func TestBuildSeed(t *testing.T) {
 		t.Errorf("a build given seed %d recorded %+v, want the C-Load %d of the first build", a.Seed, c, a.CLoad)
 	}
 }
+
+// TestBuildRecordBeforeSchemas: every engine records the build's schema, and still
+// reads a build record written before builds named their schema (no build_schema
+// column), as a schema not recorded, with its seed and C-Load.
+func TestBuildRecordBeforeSchemas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and MariaDB")
+	}
+	ctx := context.Background()
+	pg := pgtest.Start(t)
+	my := mariadbtest.Start(t)
+	myCfg, err := mysql.ParseDSN(my.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlitePath := filepath.Join(t.TempDir(), "tpcc.db")
+	for _, e := range []struct{ name, dsn, driver, driverDSN string }{
+		{"postgres", pg.DSN("tpcc"), "pgx", pg.DSN("tpcc")},
+		{"mariadb", my.URL, "mysql", myCfg.FormatDSN()},
+		{"sqlite", "sqlite://" + sqlitePath, "sqlite", sqlitePath},
+	} {
+		db, err := engine.OpenOrCreate(ctx, e.dsn)
+		if err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+		defer db.Close()
+		sum, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 5, Version: "test", Schema: "hammerdb"})
+		if err != nil {
+			t.Fatalf("%s: build: %v", e.name, err)
+		}
+		if info, err := db.BuildInfo(ctx); err != nil || info.Schema != "hammerdb" || info.CLoad != sum.CLoad {
+			t.Errorf("%s: BuildInfo() = %+v, %v; want schema hammerdb, C-Load %d", e.name, info, err, sum.CLoad)
+		}
+		raw, err := sql.Open(e.driver, e.driverDSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.ExecContext(ctx, "ALTER TABLE storbench_build DROP COLUMN build_schema"); err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+		raw.Close()
+		if info, err := db.BuildInfo(ctx); err != nil || info.Schema != "" || info.Seed != 5 || info.CLoad != sum.CLoad {
+			t.Errorf("%s: BuildInfo() of a record without build_schema = %+v, %v; want schema \"\", seed 5, C-Load %d", e.name, info, err, sum.CLoad)
+		}
+	}
+}

@@ -37,6 +37,9 @@ type Options struct {
 	// its free space cannot hold is refused before any table is created. Unset (a
 	// server on another host), only MaxWarehouses bounds the build.
 	Storage engine.StorageWatch
+	// Schema names the schema variant (engine.ParseSchema): the spec's, or HammerDB's
+	// to compare with its published figures. "" is DefaultSchema.
+	Schema string
 }
 
 // Progress is a build's state.
@@ -54,10 +57,11 @@ type Progress struct {
 type Summary struct {
 	Warehouses    int
 	Seed          uint64 // the one used: Options.Seed or the one drawn
-	CLoad         int    // the NURand C of c_last at load (2.1.6.1)
+	Schema        engine.Schema
+	CLoad         int // the NURand C of c_last at load (2.1.6.1)
 	Rows          int64
 	LoadTime      time.Duration // generation + COPY
-	IndexTime     time.Duration // keys, indexes, procedures, VACUUM, CHECKPOINT
+	IndexTime     time.Duration // keys, indexes, procedures, VACUUM, CHECKPOINT (as Schema.Settle says)
 	Total         time.Duration
 	RowsPerSecond float64 // over the load phase
 	// Notes are the finishing steps the engine skipped (engine.Builder.FinishBuild).
@@ -87,8 +91,31 @@ func CheckWarehouses(prefix string, n int) error {
 	return nil
 }
 
+// DefaultSchema is the schema of a build that names none: the spec's.
+const DefaultSchema = engine.SpecSchema
+
+// CheckSchema checks the name of a build's schema, naming the setting like
+// CheckWarehouses.
+func CheckSchema(prefix, name string) error {
+	if _, err := engine.ParseSchema(name); err != nil {
+		return fmt.Errorf("%s%v", prefix, err)
+	}
+	return nil
+}
+
+// schemaName is the schema the options name.
+func (o Options) schemaName() string {
+	if o.Schema == "" {
+		return DefaultSchema
+	}
+	return o.Schema
+}
+
 // Validate checks the options before anything connects.
 func (o Options) Validate() error {
+	if err := CheckSchema("--", o.schemaName()); err != nil {
+		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+	}
 	if err := CheckWarehouses("--", o.Warehouses); err != nil {
 		return fmt.Errorf("%w: %v", engine.ErrInput, err)
 	}
@@ -153,8 +180,9 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 	for opts.Seed == 0 {
 		opts.Seed = rand.Uint64() // the runtime seeds it from the OS's entropy
 	}
+	schema, _ := engine.ParseSchema(opts.schemaName()) // checked by Validate
 	start := time.Now()
-	if err := db.CreateTables(ctx); err != nil {
+	if err := db.CreateTables(ctx, schema); err != nil {
 		return Summary{}, fmt.Errorf("create tables: %w", err)
 	}
 	gen := tpcc.NewGenerator(opts.Seed, start)
@@ -166,13 +194,13 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 		return Summary{}, err
 	}
 	loaded := time.Now()
-	sum := Summary{Warehouses: opts.Warehouses, Seed: opts.Seed, CLoad: gen.Constants.CLast, Rows: l.rows.Load(),
+	sum := Summary{Warehouses: opts.Warehouses, Seed: opts.Seed, Schema: schema, CLoad: gen.Constants.CLast, Rows: l.rows.Load(),
 		LoadTime: loaded.Sub(start)}
 	sum.RowsPerSecond = float64(sum.Rows) / sum.LoadTime.Seconds()
 	l.report("index")
 	info := engine.BuildInfo{Warehouses: opts.Warehouses, Seed: opts.Seed, CLoad: gen.Constants.CLast,
-		BuiltAt: start, Version: opts.Version}
-	notes, err := db.FinishBuild(ctx, info)
+		BuiltAt: start, Version: opts.Version, Schema: schema.Name}
+	notes, err := db.FinishBuild(ctx, schema, info)
 	if err != nil {
 		return Summary{}, err
 	}

@@ -580,6 +580,11 @@ func (c *checker) workload(w *Workload) {
 	} else if err := driver.CheckInputs("", w.Inputs); err != nil {
 		c.refuse("workload.inputs", err)
 	}
+	if !c.doc.Has("workload.schema") {
+		w.Schema = load.DefaultSchema
+	} else if err := load.CheckSchema("", w.Schema); err != nil {
+		c.refuse("workload.schema", err)
+	}
 	if !c.doc.Has("workload.restore") {
 		w.Restore = DefaultRestore
 	} else if w.Restore != "each-step" && w.Restore != "never" {

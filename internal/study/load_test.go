@@ -75,8 +75,11 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("target kind %q engine %q, want managed postgres", tg.Kind, tg.Engine)
 	}
 	w := s.Workload
-	if w.Mode != "procedures" || w.Restore != "each-step" || w.Warehouses != 2 || w.Inputs != "spec" {
-		t.Errorf("workload %+v, want procedures, each-step, 2 warehouses, spec inputs", w)
+	if w.Mode != "procedures" || w.Restore != "each-step" || w.Warehouses != 2 || w.Inputs != "spec" || w.Schema != "spec" {
+		t.Errorf("workload %+v, want procedures, each-step, 2 warehouses, spec inputs and schema", w)
+	}
+	if w := mustParse(t, edit("warehouses: 2", "warehouses: 2\n  schema: hammerdb")).Workload; w.Schema != "hammerdb" {
+		t.Errorf("workload schema %q, want hammerdb as given", w.Schema)
 	}
 	if w := mustParse(t, edit("warehouses: 2", "warehouses: 2\n  inputs: hammerdb")).Workload; w.Inputs != "hammerdb" {
 		t.Errorf("workload inputs %q, want hammerdb as given", w.Inputs)
@@ -199,6 +202,7 @@ func TestParseErrors(t *testing.T) {
 		{"warehouses beyond any storage", edit("warehouses: 2", "warehouses: 1e12"), 6, "warehouses 1000000000000 is more than 1000000"},
 		{"mode", edit("warehouses: 2", "warehouses: 2\n  mode: tcl"), 7, `mode "tcl" is unknown`},
 		{"inputs", edit("warehouses: 2", "warehouses: 2\n  inputs: tproc-c"), 7, `inputs "tproc-c" is unknown (use spec, the TPC-C spec's, or hammerdb, HammerDB 4.12's TPROC-C)`},
+		{"schema", edit("warehouses: 2", "warehouses: 2\n  schema: tproc-c"), 7, `schema "tproc-c" is unknown (use spec, storbench's: stock keyed by warehouse then item`},
 		{"restore", edit("warehouses: 2", "warehouses: 2\n  restore: sometimes"), 7, `restore "sometimes" is unknown`},
 
 		// Experiments.

@@ -88,6 +88,7 @@ type Workload struct {
 	AllWarehouses bool   `yaml:"all_warehouses"`
 	Keying        bool   `yaml:"keying"`
 	Inputs        string `yaml:"inputs"` // spec (default) or hammerdb: driver.Config.Inputs
+	Schema        string `yaml:"schema"` // spec (default) or hammerdb: load.Options.Schema
 	// Restore is "each-step" (default: the base image is restored before every
 	// measured step, so every step starts from the same data) or "never".
 	Restore string `yaml:"restore"`

@@ -73,6 +73,7 @@ type target struct {
 type baseRecord struct {
 	Warehouses int    `json:"warehouses"`
 	Seed       uint64 `json:"seed"`
+	Schema     string `json:"schema"` // absent from records written before schemas had names: the spec's
 }
 
 // prepare makes the target's database exist and hold the study's schema: a managed
@@ -155,9 +156,9 @@ func (t *target) baseRecordName() string { return filepath.Join("base", t.name+"
 // ensureBase builds the schema into the instance and keeps a physical backup of it as
 // the base image, unless one of the same workload exists.
 func (t *target) ensureBase(ctx context.Context) error {
-	want := baseRecord{Warehouses: t.workload.Warehouses, Seed: t.workload.Seed}
+	want := baseRecord{Warehouses: t.workload.Warehouses, Seed: t.workload.Seed, Schema: t.workload.Schema}
 	if b, err := os.ReadFile(t.store.path(t.baseRecordName())); err == nil {
-		var have baseRecord
+		have := baseRecord{Schema: load.DefaultSchema}
 		if json.Unmarshal(b, &have) == nil && have == want {
 			return nil
 		}
@@ -193,7 +194,7 @@ func (t *target) ensureBase(ctx context.Context) error {
 func (t *target) build(ctx context.Context, db engine.Database) error {
 	storage := engine.WatchStorage(ctx, db, t.dsn)
 	sum, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
-		Seed: t.workload.Seed, Version: t.version, Storage: storage})
+		Seed: t.workload.Seed, Version: t.version, Storage: storage, Schema: t.workload.Schema})
 	for _, n := range sum.Notes {
 		fmt.Fprintf(t.log, "target %s: build: %s\n", t.spec.Name, n)
 	}
@@ -232,6 +233,10 @@ func (t *target) ensureSchema(ctx context.Context, db engine.Database) error {
 	}
 	if len(tables) > 0 {
 		info, err := db.BuildInfo(ctx)
+		if err == nil && info.Schema != t.workload.Schema {
+			return fmt.Errorf("%w: %s holds a TPC-C schema built as %s, the study wants %s: storbench drop it first, or use another database",
+				engine.ErrInput, engine.RedactDSN(t.spec.DSN), info.Schema, t.workload.Schema)
+		}
 		if (err == nil || errors.Is(err, engine.ErrNoBuildInfo)) && info.Warehouses == t.workload.Warehouses {
 			return nil
 		}

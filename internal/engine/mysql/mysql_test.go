@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -232,4 +233,37 @@ func TestClassify(t *testing.T) {
 			t.Errorf("classify(%v) = %+v, want %+v", tc.err, got, tc.want)
 		}
 	}
+}
+
+// TestHammerDBSchema: a build of HammerDB's schema clusters stock on (s_i_id, s_w_id),
+// records its schema, and passes every consistency check.
+func TestHammerDBSchema(t *testing.T) {
+	ctx := context.Background()
+	s := mariadbtest.Start(t)
+	db := open(t, s.URL)
+	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 7, Version: "test", Schema: "hammerdb"}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := db.BuildInfo(ctx); err != nil || info.Schema != "hammerdb" {
+		t.Errorf("BuildInfo() = %+v, %v; want schema hammerdb", info, err)
+	}
+	cfg, err := mysql.ParseDSN(s.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var key string
+	if err := raw.QueryRowContext(ctx, `SELECT GROUP_CONCAT(column_name ORDER BY seq_in_index SEPARATOR ', ')
+		FROM information_schema.statistics
+		WHERE table_schema = DATABASE() AND table_name = 'stock' AND index_name = 'PRIMARY'`).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	if key != "s_i_id, s_w_id" {
+		t.Errorf("stock's primary key (%s), want (s_i_id, s_w_id)", key)
+	}
+	checkPasses(t, db, true, "after the hammerdb build")
 }

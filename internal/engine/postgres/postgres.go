@@ -48,6 +48,8 @@ var (
 	finishVacuumSQL string
 	//go:embed sql/finish_checkpoint.sql
 	finishCheckpointSQL string
+	//go:embed sql/finish_analyze.sql
+	finishAnalyzeSQL string
 )
 
 // bytesPerWarehouse: PostgreSQL 15 (8 KB pages), storbench build of 1 and 2
@@ -124,25 +126,41 @@ func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
 }
 
 // CreateTables implements engine.Database.
-func (db *DB) CreateTables(ctx context.Context) error {
+func (db *DB) CreateTables(ctx context.Context, _ engine.Schema) error {
 	_, err := db.conn.Exec(ctx, schemaSQL)
 	return err
 }
 
 // FinishBuild implements engine.Database. It leaves the database as a run expects
-// it: indexed, frozen and analyzed, and written out by a checkpoint (finish_*.sql).
-// Each step is its own Exec: VACUUM cannot run in a transaction block, which a
-// multi-statement Exec would be.
-func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) ([]string, error) {
+// it: indexed, frozen and analyzed, and written out by a checkpoint (finish_*.sql);
+// a schema that does not settle (HammerDB's) is only analyzed. Each step is its own
+// Exec: VACUUM cannot run in a transaction block, which a multi-statement Exec would be.
+func (db *DB) FinishBuild(ctx context.Context, schema engine.Schema, info engine.BuildInfo) ([]string, error) {
 	steps := []struct{ what, sql string }{
-		{"create keys and indexes", indexesSQL},
+		{"create keys and indexes", schema.Expand(indexesSQL)},
 		{"create stored procedures", functionsSQL},
-		{"vacuum", finishVacuumSQL},
+		{"analyze", finishAnalyzeSQL},
+	}
+	if schema.Settle {
+		steps[2].sql = finishVacuumSQL
 	}
 	for _, s := range steps {
 		if _, err := db.conn.Exec(ctx, s.sql); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.what, err)
 		}
+	}
+	notes, err := db.checkpoint(ctx, schema)
+	if err != nil {
+		return nil, err
+	}
+	_, err = db.conn.Exec(ctx, buildInfoWriteSQL, info.Warehouses, int64(info.Seed), info.CLoad, info.BuiltAt, info.Version, info.Schema)
+	return notes, err
+}
+
+// checkpoint writes the build's dirty pages out when the schema settles.
+func (db *DB) checkpoint(ctx context.Context, schema engine.Schema) ([]string, error) {
+	if !schema.Settle {
+		return nil, nil
 	}
 	var notes []string
 	// CHECKPOINT needs superuser or pg_checkpoint; a role that may only create tables
@@ -156,8 +174,7 @@ func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) ([]string,
 	} else if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	_, err := db.conn.Exec(ctx, buildInfoWriteSQL, info.Warehouses, int64(info.Seed), info.CLoad, info.BuiltAt, info.Version)
-	return notes, err
+	return notes, nil
 }
 
 // insufficientPrivilege is the SQLSTATE of a statement this role may not run.
@@ -168,7 +185,7 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	var info engine.BuildInfo
 	var seed int64
 	err := db.conn.QueryRow(ctx, buildInfoReadSQL).
-		Scan(&info.Warehouses, &seed, &info.CLoad, &info.BuiltAt, &info.Version)
+		Scan(&info.Warehouses, &seed, &info.CLoad, &info.BuiltAt, &info.Version, &info.Schema)
 	info.Seed = uint64(seed)
 	if err == nil {
 		return info, nil

@@ -53,11 +53,12 @@ func (db *DB) statement(name string) (string, error) {
 }
 
 // script runs a file of statements, each ending with ";" at the end of a line.
-func (db *DB) script(ctx context.Context, name string) error {
+func (db *DB) script(ctx context.Context, name string, schema engine.Schema) error {
 	text, err := db.statement(name)
 	if err != nil {
 		return err
 	}
+	text = schema.Expand(text)
 	for _, stmt := range strings.Split(text, ";\n") {
 		if stmt = strings.TrimSuffix(strings.TrimSpace(stmt), ";"); stripComments(stmt) == "" {
 			continue
@@ -132,13 +133,18 @@ func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
 }
 
 // CreateTables implements engine.Database.
-func (db *DB) CreateTables(ctx context.Context) error { return db.script(ctx, "schema.sql") }
+func (db *DB) CreateTables(ctx context.Context, schema engine.Schema) error {
+	return db.script(ctx, "schema.sql", schema)
+}
 
 // FinishBuild implements engine.Database: keys and indexes after the data, then the
-// engine's own finishing (statistics, a checkpoint) and the build record.
-func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) ([]string, error) {
+// engine's own finishing (statistics, a checkpoint) and the build record. The
+// finishing is the same whatever schema.Settle says: MySQL's is ANALYZE TABLE alone
+// already (InnoDB has no checkpoint a client can ask for), as HammerDB's; SQLite's WAL
+// checkpoint empties a log HammerDB, which has no SQLite driver, says nothing about.
+func (db *DB) FinishBuild(ctx context.Context, schema engine.Schema, info engine.BuildInfo) ([]string, error) {
 	for _, s := range []struct{ what, file string }{{"create keys and indexes", "indexes.sql"}, {"finish", "finish.sql"}} {
-		if err := db.script(ctx, s.file); err != nil {
+		if err := db.script(ctx, s.file, schema); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.what, err)
 		}
 	}
@@ -151,7 +157,7 @@ func (db *DB) FinishBuild(ctx context.Context, info engine.BuildInfo) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	_, err = db.pool.ExecContext(ctx, q, info.Warehouses, int64(info.Seed), info.CLoad, info.BuiltAt.UTC().Format(time.RFC3339Nano), info.Version)
+	_, err = db.pool.ExecContext(ctx, q, info.Warehouses, int64(info.Seed), info.CLoad, info.BuiltAt.UTC().Format(time.RFC3339Nano), info.Version, info.Schema)
 	return nil, err
 }
 
@@ -160,7 +166,7 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	var info engine.BuildInfo
 	var seed int64
 	var built string
-	err := db.queryRow(ctx, "build_info_read.sql", nil, &info.Warehouses, &seed, &info.CLoad, &built, &info.Version)
+	err := db.readBuildInfo(ctx, &info.Warehouses, &seed, &info.CLoad, &built, &info.Version, &info.Schema)
 	if err == nil {
 		info.Seed = uint64(seed)
 		info.BuiltAt, err = time.Parse(time.RFC3339Nano, built)
@@ -172,6 +178,35 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 		return info, fmt.Errorf("no TPC-C schema here (run storbench build first): %w", err)
 	}
 	return info, engine.ErrNoBuildInfo
+}
+
+// readBuildInfo scans the build record's columns, in table order, into the first
+// of dest: a record written before builds named their schema has no build_schema,
+// and leaves that "" (not recorded).
+func (db *DB) readBuildInfo(ctx context.Context, dest ...any) error {
+	q, err := db.statement("build_info_read.sql")
+	if err != nil {
+		return err
+	}
+	rows, err := db.pool.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	if len(cols) > len(dest) {
+		return fmt.Errorf("storbench_build has %d columns, this storbench knows %d: a newer storbench built it", len(cols), len(dest))
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	return rows.Scan(dest[:len(cols)]...)
 }
 
 // Drop implements engine.Database: it drops only storbench's own tables and stored

@@ -103,7 +103,11 @@ func openTinyMariaDBServer(t *testing.T) (*DB, *mariadbtest.Server) {
 	t.Helper()
 	ctx := context.Background()
 	db, srv := openMariaDBServer(t)
-	if err := db.CreateTables(ctx); err != nil {
+	spec, err := engine.ParseSchema(engine.SpecSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateTables(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range mysqlTestData {
@@ -111,7 +115,7 @@ func openTinyMariaDBServer(t *testing.T) (*DB, *mariadbtest.Server) {
 			t.Fatalf("%v\n%s", err, q)
 		}
 	}
-	if err := db.script(ctx, "indexes.sql"); err != nil {
+	if err := db.script(ctx, "indexes.sql", spec); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.createProcedures(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -74,7 +75,11 @@ func script(t testing.TB, db *sql.DB, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range strings.Split(string(b), ";\n") {
+	spec, err := engine.ParseSchema(engine.SpecSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range strings.Split(spec.Expand(string(b)), ";\n") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
 		}

@@ -133,7 +133,7 @@ CREATE TABLE stock (
   s_order_cnt  INT,
   s_remote_cnt INT,
   s_data       VARCHAR(50),
-  PRIMARY KEY (s_w_id, s_i_id)
+  PRIMARY KEY ({stock_key})
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- What storbench recorded at build: one row (built_at is RFC 3339 text).
@@ -142,5 +142,6 @@ CREATE TABLE storbench_build (
   seed       BIGINT NOT NULL,
   c_load     INT NOT NULL,
   built_at   VARCHAR(40) NOT NULL,
-  version    VARCHAR(255) NOT NULL
+  version    VARCHAR(255) NOT NULL,
+  build_schema VARCHAR(40) NOT NULL -- engine.Schema.Name
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

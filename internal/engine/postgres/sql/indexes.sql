@@ -8,7 +8,7 @@ ALTER TABLE new_order  ADD PRIMARY KEY (no_w_id, no_d_id, no_o_id);
 ALTER TABLE orders     ADD PRIMARY KEY (o_w_id, o_d_id, o_id);
 ALTER TABLE order_line ADD PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number);
 ALTER TABLE item       ADD PRIMARY KEY (i_id);
-ALTER TABLE stock      ADD PRIMARY KEY (s_w_id, s_i_id);
+ALTER TABLE stock      ADD PRIMARY KEY ({stock_key});
 -- Payment and Order-Status by last name (2.5.2.2, 2.6.2.2): rows ordered by c_first.
 CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first);
 -- Order-Status: the customer's latest order (2.6.2.2).

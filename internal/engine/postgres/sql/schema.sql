@@ -125,5 +125,6 @@ CREATE TABLE storbench_build (
   seed        bigint NOT NULL,
   c_load      integer NOT NULL,
   built_at    timestamptz NOT NULL,
-  version     text NOT NULL
+  version     text NOT NULL,
+  build_schema text NOT NULL  -- engine.Schema.Name
 );

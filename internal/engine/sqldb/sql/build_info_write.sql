@@ -1,1 +1,1 @@
-INSERT INTO storbench_build (warehouses, seed, c_load, built_at, version) VALUES (?, ?, ?, ?, ?)
+INSERT INTO storbench_build (warehouses, seed, c_load, built_at, version, build_schema) VALUES (?, ?, ?, ?, ?, ?)

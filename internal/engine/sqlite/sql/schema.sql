@@ -130,5 +130,6 @@ CREATE TABLE storbench_build (
   seed       INTEGER NOT NULL,
   c_load     INTEGER NOT NULL,
   built_at   TEXT NOT NULL,
-  version    TEXT NOT NULL
+  version    TEXT NOT NULL,
+  build_schema TEXT NOT NULL -- engine.Schema.Name
 );
