@@ -62,6 +62,16 @@ func (w StorageWatch) DataDir() (string, bool) {
 	return w.dirs[0], true
 }
 
+// FreeBytes is what dir's filesystem has free for an unprivileged writer: the one
+// reading of free space that build, restore and fio size their data against.
+func FreeBytes(dir string) (int64, error) {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		return 0, err
+	}
+	return int64(fs.Bavail) * fs.Bsize, nil
+}
+
 // space reads the free space of the directories' filesystems, each once.
 func (w StorageWatch) space() (nearly bool, where []string) {
 	seen := map[uint64]bool{} // filesystems, by device: the WAL is often on the data's

@@ -64,11 +64,11 @@ func prepareFile(opts Options) (*testFile, error) {
 		return nil, fmt.Errorf("%w: --path %s is on %s, where direct I/O measures memory, not storage: give a directory on a disk (or --allow-memory-fs)",
 			engine.ErrInput, dir, p.FSType)
 	}
-	var fs unix.Statfs_t
-	if err := unix.Statfs(dir, &fs); err != nil {
+	free, err := engine.FreeBytes(dir)
+	if err != nil {
 		return nil, fmt.Errorf("free space of %s: %w", dir, err)
 	}
-	if free := int64(fs.Bavail) * fs.Bsize; free < opts.Size+freeSpaceMargin {
+	if free < opts.Size+freeSpaceMargin {
 		return nil, fmt.Errorf("%w: --path %s has %d MiB free, the %d MiB test file needs %d MiB more: use a smaller --size",
 			engine.ErrInput, dir, free>>20, opts.Size>>20, (opts.Size+freeSpaceMargin-free)>>20+1)
 	}

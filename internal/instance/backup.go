@@ -291,11 +291,10 @@ const restoreMargin = 64 << 20
 // checkRoom refuses a restore of size bytes into the named instance whose copy does
 // not fit beside the data already in dir (which stays until the copy is complete).
 func checkRoom(name, dir string, size int64) error {
-	var fs unix.Statfs_t
-	if err := unix.Statfs(dir, &fs); err != nil {
+	free, err := engine.FreeBytes(dir)
+	if err != nil {
 		return fmt.Errorf("free space of %s: %w", dir, err)
 	}
-	free := int64(fs.Bavail) * fs.Bsize
 	if need := size + size/20 + restoreMargin; free < need {
 		return fmt.Errorf("%w: restore of instance %s: the %d MB backup does not fit beside the current data in %s (%d MB free, %d MB needed): free some space there; the instance's data is unchanged",
 			engine.ErrInput, name, size/1e6, dir, free/1e6, need/1e6)

@@ -149,9 +149,8 @@ func CheckSpace(engineName string, warehouses int, dir string) error {
 // free for an unprivileged writer.
 func freeSpace(dir string) (int64, bool) {
 	for ; ; dir = filepath.Dir(dir) {
-		var fs unix.Statfs_t
-		if err := unix.Statfs(dir, &fs); err == nil {
-			return int64(fs.Bavail) * fs.Bsize, true
+		if free, err := engine.FreeBytes(dir); err == nil {
+			return free, true
 		} else if !errors.Is(err, unix.ENOENT) || dir == filepath.Dir(dir) {
 			return 0, false
 		}
