@@ -218,8 +218,11 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	info, err := db.BuildInfo(ctx)
 	switch {
 	case errors.Is(err, engine.ErrNoBuildInfo):
-		info.CLoad = -1
-		res.Notes = append(res.Notes, "database not built by storbench: C-Load for c_last unknown, so C-Run could not be checked against 2.1.6.1")
+		notes, err := foreignBuild(&info, cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.Notes = append(res.Notes, notes...)
 	case err != nil:
 		return nil, fmt.Errorf("read build information: %w", err)
 	}
@@ -230,6 +233,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	rng := tpcc.RunRand(cfg.Seed, 0)
 	constants := runConstants(rng, info.CLoad)
 	res.Config.Warehouses, res.Config.Schema, res.Config.CLoad, res.Config.CRun = info.Warehouses, info.Schema, info.CLoad, constants.CLast
+	res.Config.BuiltBy = info.BuiltBy
 	if v, err := db.ServerVersion(ctx); err == nil {
 		res.Config.ServerVersion = v
 	}
@@ -316,6 +320,29 @@ func CheckConnections(ctx context.Context, db engine.Database, users int) error 
 			engine.ErrInput, users, need, max(limit.Available, 0), limit.Max)
 	}
 	return nil
+}
+
+// foreignBuild says what a run on a database storbench did not build can know and
+// do. The procedures mode cannot run there: its stored procedures come with
+// storbench's build, and storbench adds nothing to a database it did not build.
+// HammerDB's build is recognised (engine.HammerDBBuild): its C-Load is known.
+func foreignBuild(info *engine.BuildInfo, cfg Config) ([]string, error) {
+	by := "another tool"
+	if info.BuiltBy != "" {
+		by = info.BuiltBy
+	}
+	if cfg.Mode == engine.Procedures {
+		return nil, fmt.Errorf("%w: this database was built by %s, not storbench, so it has none of storbench's stored procedures (which storbench does not add to a database it did not build): run it with --mode sql (study: workload.mode: sql)", engine.ErrInput, by)
+	}
+	if info.BuiltBy != engine.BuiltByHammerDB {
+		info.CLoad = -1
+		return []string{"database not built by storbench: C-Load for c_last unknown, so C-Run could not be checked against 2.1.6.1"}, nil
+	}
+	note := fmt.Sprintf("database built by HammerDB (its routines, no storbench build record): C-Load %d, its loader's constant, C-Run drawn against it", info.CLoad)
+	if cfg.Inputs != tpcc.HammerDBInputs {
+		note += "; the inputs stay the spec's (--inputs hammerdb takes HammerDB's)"
+	}
+	return []string{note}, nil
 }
 
 // runConstants picks the run's C values; an unknown C-Load (-1) skips 2.1.6.1.

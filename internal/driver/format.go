@@ -6,6 +6,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -19,6 +20,9 @@ func WriteText(out io.Writer, res *Result) error {
 	schema := ""
 	if c.Schema != "" { // not built by storbench, or before schemas had names
 		schema = ", schema " + c.Schema
+	}
+	if c.BuiltBy != "" && c.BuiltBy != engine.BuiltByStorbench {
+		schema += " (built by " + c.BuiltBy + ")"
 	}
 	fmt.Fprintf(out, "\n%s, %d users, %d warehouses%s, mode %s%s, ramp %gs, timed %gs\n",
 		c.Engine, c.Users, c.Warehouses, schema, c.Mode, inputs, c.RampSeconds, c.DurationSeconds)

@@ -65,7 +65,8 @@ type RunConfig struct {
 	Keying          bool    `json:"keying"`
 	Inputs          string  `json:"inputs"` // input rules: spec or hammerdb
 	Warehouses      int     `json:"warehouses"`
-	Schema          string  `json:"schema"` // the build's (engine.BuildInfo.Schema); "" not built by storbench
+	Schema          string  `json:"schema"`   // the build's (engine.BuildInfo.Schema); "" not built by storbench
+	BuiltBy         string  `json:"built_by"` // engine.BuildInfo.BuiltBy; "" a tool storbench does not know
 	Seed            uint64  `json:"seed"`
 	CLoad           int     `json:"c_load"` // -1: unknown
 	CRun            int     `json:"c_run"`

@@ -144,6 +144,23 @@ type BuildInfo struct {
 	BuiltAt    time.Time `json:"built_at"`
 	Version    string    `json:"storbench_version"`
 	Schema     string    `json:"schema"` // Schema.Name
+	// BuiltBy names the tool that built the database: BuiltByStorbench, BuiltByHammerDB
+	// when an engine recognises HammerDB's routines beside tables without storbench's
+	// record (CLoad and Schema are then HammerDB's), "" for a tool it does not know.
+	BuiltBy string `json:"built_by"`
+}
+
+// The tools BuildInfo.BuiltBy names.
+const (
+	BuiltByStorbench = "storbench"
+	BuiltByHammerDB  = "HammerDB"
+)
+
+// HammerDBBuild is what a HammerDB 4.12 build leaves that storbench needs to run on it:
+// its loader draws c_last with C = 123 (pgoltp.tcl, NURand 255 0 999 123), and its
+// schema is the hammerdb variant. The warehouse count is still counted.
+func HammerDBBuild(warehouses int) BuildInfo {
+	return BuildInfo{Warehouses: warehouses, CLoad: 123, Schema: HammerDBSchema, BuiltBy: BuiltByHammerDB}
 }
 
 // ErrNoBuildInfo: the tables exist but storbench did not build them.

@@ -48,12 +48,16 @@ type Schema struct {
 	Settle bool
 }
 
-// SpecSchema names the schema of a build that names none.
-const SpecSchema = "spec"
+// SpecSchema names the schema of a build that names none; HammerDBSchema, HammerDB
+// 4.12's.
+const (
+	SpecSchema     = "spec"
+	HammerDBSchema = "hammerdb"
+)
 
 var schemas = []Schema{
 	{Name: SpecSchema, What: "storbench's: stock keyed by warehouse then item, frozen and checkpointed after the load", StockKey: "s_w_id, s_i_id", Settle: true},
-	{Name: "hammerdb", What: "HammerDB 4.12's: stock keyed by item then warehouse, only analyzed after the load", StockKey: "s_i_id, s_w_id"},
+	{Name: HammerDBSchema, What: "HammerDB 4.12's: stock keyed by item then warehouse, only analyzed after the load", StockKey: "s_i_id, s_w_id"},
 }
 
 // ParseSchema returns the schema variant of that name.

@@ -40,6 +40,8 @@ var (
 	buildInfoReadSQL string
 	//go:embed sql/warehouse_count.sql
 	warehouseCountSQL string
+	//go:embed sql/hammerdb_routines.sql
+	hammerDBRoutinesSQL string
 	//go:embed sql/server_version.sql
 	serverVersionSQL string
 	//go:embed sql/loader_session.sql
@@ -188,6 +190,7 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 		Scan(&info.Warehouses, &seed, &info.CLoad, &info.BuiltAt, &info.Version, &info.Schema)
 	info.Seed = uint64(seed)
 	if err == nil {
+		info.BuiltBy = engine.BuiltByStorbench
 		return info, nil
 	}
 	var pgErr *pgconn.PgError
@@ -197,6 +200,13 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	// Built by another tool: the warehouse count is still needed to run.
 	if err := db.conn.QueryRow(ctx, warehouseCountSQL).Scan(&info.Warehouses); err != nil {
 		return info, fmt.Errorf("no TPC-C schema here (run storbench build first): %w", err)
+	}
+	var hammerDB bool
+	if err := db.conn.QueryRow(ctx, hammerDBRoutinesSQL).Scan(&hammerDB); err != nil {
+		return info, err
+	}
+	if hammerDB {
+		info = engine.HammerDBBuild(info.Warehouses)
 	}
 	return info, engine.ErrNoBuildInfo
 }

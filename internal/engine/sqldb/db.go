@@ -169,6 +169,7 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	err := db.readBuildInfo(ctx, &info.Warehouses, &seed, &info.CLoad, &built, &info.Version, &info.Schema)
 	if err == nil {
 		info.Seed = uint64(seed)
+		info.BuiltBy = engine.BuiltByStorbench
 		info.BuiltAt, err = time.Parse(time.RFC3339Nano, built)
 		return info, err
 	}
