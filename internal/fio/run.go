@@ -32,8 +32,11 @@ type Options struct {
 	Progress func(profile string, done, of int, p *Point)
 }
 
-// stopDelay is how long fio gets to stop after SIGTERM before it is killed.
-const stopDelay = 10 * time.Second
+// stopDelay is how long fio gets to stop after SIGTERM before it is killed. An
+// interrupted point is discarded, so fio has nothing to finish; but a SIGTERM that
+// lands while it lays out its file or forks its jobs can go unheeded, and the user's
+// Ctrl-C should still end the command within seconds.
+const stopDelay = 3 * time.Second
 
 // FindFio locates the fio binary, or says how to install it.
 func FindFio() (string, error) {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/study"
 )
@@ -122,7 +124,46 @@ func compareRuns(a, b *Source) *Table {
 	if len(t.Rows) == 0 {
 		return nil
 	}
+	if len(sa) == 1 && len(sb) == 1 {
+		if diff := runDifferences(sa[0].Source, sb[0].Source); diff != "" {
+			t.Notes = append(t.Notes, "A and B were not run alike: "+diff+". The % columns measure those differences too.")
+		}
+	}
 	return t
+}
+
+// runDifferences names what differs between the first runs of a and b in what a run
+// is made of (engine, warehouses, mode, input rules, schema; the users are in the
+// table): "" when nothing does.
+func runDifferences(a, b *Source) string {
+	ra, rb := firstRun(a), firstRun(b)
+	if ra == nil || rb == nil {
+		return ""
+	}
+	ca, cb := ra.Config, rb.Config
+	var diffs []string
+	for _, d := range []struct{ what, a, b string }{
+		{"engine", ca.Engine, cb.Engine},
+		{"warehouses", strconv.Itoa(ca.Warehouses), strconv.Itoa(cb.Warehouses)},
+		{"mode", ca.Mode, cb.Mode},
+		{"inputs", inputsOf(ca), inputsOf(cb)},
+		{"schema", schemaOf(ca), schemaOf(cb)},
+	} {
+		if d.a != d.b {
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", d.what, d.a, d.b))
+		}
+	}
+	return strings.Join(diffs, ", ")
+}
+
+// firstRun is the result of src's first run step, nil when it has none.
+func firstRun(src *Source) *driver.Result {
+	for i := range src.Steps {
+		if r := src.Steps[i].Run; r != nil && src.Steps[i].Step.Kind == kindRun {
+			return r
+		}
+	}
+	return nil
 }
 
 // compareProfiles sets each fio configuration of A beside its counterpart in B (the

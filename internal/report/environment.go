@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/study"
+	"github.com/storbench/storbench/internal/tpcc"
 )
 
 // environmentSection is what a reader needs to reproduce the results: the machine,
@@ -17,7 +20,7 @@ func environmentSection(srcs []*Source) *Section {
 		Intro: []string{"As recorded when each target was prepared (studies) or in the run's own result (single runs)."}}
 	machines := &Table{Title: "Machines", Columns: []string{"source", "host", "CPU", "cores", "memory", "kernel", "storbench", "Go", "recorded"}}
 	targets := &Table{Title: "Targets", Columns: []string{"source", "target", "kind", "database", "storage", "devices", "limits"}}
-	runs := &Table{Title: "Single runs", Columns: []string{"source", "engine", "database", "DSN (no password)", "warehouses", "users", "ramp s", "duration s", "mode", "storbench"}}
+	runs := &Table{Title: "Single runs", Columns: []string{"source", "engine", "database", "DSN (no password)", "warehouses", "users", "ramp s", "duration s", "mode", "inputs", "schema", "storbench"}}
 	settingNames := []string{}
 	type targetSettings struct {
 		name     string
@@ -86,7 +89,7 @@ func environmentSection(srcs []*Source) *Section {
 			}
 			c := r.Config
 			runs.Rows = append(runs.Rows, []string{src.Label, c.Engine, dash(c.ServerVersion), c.DSN, fmt.Sprint(c.Warehouses), fmt.Sprint(c.Users),
-				num(c.RampSeconds, 0), num(c.DurationSeconds, 0), c.Mode, c.Version})
+				num(c.RampSeconds, 0), num(c.DurationSeconds, 0), c.Mode, inputsOf(c), schemaOf(c), c.Version})
 		}
 	}
 	for _, t := range []*Table{machines, targets, runs} {
@@ -115,6 +118,20 @@ func environmentSection(srcs []*Source) *Section {
 		}
 	}
 	return sec
+}
+
+// inputsOf names a run's input rules; a result from before they had names ran the
+// spec's.
+func inputsOf(c driver.RunConfig) string { return cmp.Or(c.Inputs, tpcc.SpecInputs) }
+
+// schemaOf names the schema a run ran on and, when not storbench, the tool that built
+// it; "-" when neither was recorded.
+func schemaOf(c driver.RunConfig) string {
+	s := cmp.Or(c.Schema, "-")
+	if c.BuiltBy != "" && c.BuiltBy != engine.BuiltByStorbench {
+		s += " (built by " + c.BuiltBy + ")"
+	}
+	return s
 }
 
 func dash(s string) string {

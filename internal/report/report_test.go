@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -519,5 +520,43 @@ func TestSweepSeriesNameHost(t *testing.T) {
 	head := headlineTable(sweeps(srcs))
 	if head == nil || len(head.Rows) != 1 || head.Rows[0][0] != "db1/sweep @ 198.18.0.11" {
 		t.Errorf("headline: %+v", head)
+	}
+}
+
+// TestRunsThatDifferSaySo compares a run of the spec's inputs with one of HammerDB's
+// on HammerDB's schema: the comparison says how the two were run, and the environment
+// table names each run's inputs and schema.
+func TestRunsThatDifferSaySo(t *testing.T) {
+	b, err := os.ReadFile(fixtureRunB)
+	must(t, err)
+	var run map[string]any
+	must(t, json.Unmarshal(b, &run))
+	cfg := run["config"].(map[string]any)
+	cfg["inputs"], cfg["schema"], cfg["built_by"] = "hammerdb", "hammerdb", "HammerDB"
+	b, err = json.Marshal(run)
+	must(t, err)
+	hammerdb := filepath.Join(t.TempDir(), "run-hammerdb.json")
+	must(t, os.WriteFile(hammerdb, b, 0o644))
+
+	srcs, err := Load([]string{fixtureRunA, hammerdb})
+	must(t, err)
+	tables, err := Compare(srcs[0], srcs[1])
+	must(t, err)
+	var out bytes.Buffer
+	must(t, WriteComparison(&out, srcs[0], srcs[1], tables, true))
+	if want := "A and B were not run alike: inputs spec vs hammerdb, schema - vs hammerdb (built by HammerDB)"; !strings.Contains(out.String(), want) {
+		t.Errorf("the comparison does not say how the runs differ (%q):\n%s", want, out.String())
+	}
+
+	env := string(allTables(build(t, fixtureRunA, hammerdb)))
+	if !strings.Contains(env, "inputs") || !strings.Contains(env, "hammerdb (built by HammerDB)") {
+		t.Errorf("the environment's runs table does not name inputs and schema:\n%s", env)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
