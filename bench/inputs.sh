@@ -7,12 +7,12 @@
 # per transaction. The instance lives in a scratch directory beside the checkout, on
 # the checkout's disk: the system temp dir may be a tmpfs, which would measure memory.
 # Usage: bash bench/inputs.sh   (environment, with defaults: WAREHOUSES=4 USERS=4
-#   MEMORY=128MB RAMP=10 DURATION=60; 4 warehouses are about 420 MB)
+#   MEMORY=104MB RAMP=10 DURATION=60; 4 warehouses are about 420 MB, 4x 104MB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 warehouses=${WAREHOUSES:-4}
 users=${USERS:-4}
-memory=${MEMORY:-128MB}
+memory=${MEMORY:-104MB}
 ramp=${RAMP:-10}
 duration=${DURATION:-60}
 work=$(mktemp -d "$PWD/.bench-inputs.XXXXXX")
