@@ -107,7 +107,7 @@ func TestInstanceSameNameTwoHomes(t *testing.T) {
 	}
 	t.Setenv("STORBENCH_HOME", homes[0])
 	code, out, _ := storbench(t, "instance", "status", "--name", name)
-	if code != 0 || !strings.Contains(out, "MEMORY LIMIT MISMATCH") || !strings.Contains(out, "enforces 128MB, not the 1024MB asked") {
+	if code != 0 || !strings.Contains(out, "MEMORY LIMIT MISMATCH") || !strings.Contains(out, "enforces 128MB, not the 1GB asked") {
 		t.Errorf("status after the limit changed: exit %d, want the mismatch:\n%s", code, out)
 	}
 }
