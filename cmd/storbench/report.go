@@ -7,25 +7,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/cost"
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/report"
 )
 
 func reportCmd() *cobra.Command {
 	var out, costsPath, title string
 	c := &cobra.Command{
-		Use:   "report RESULTS... -o report.html",
+		Use:   "report RESULTS... [-o report.html]",
 		Short: "Write the results as one self-contained HTML report: charts, tables, costs",
 		Long: `Write one HTML file with the papers' charts and tables from a study's results
 store (--results of study run), a run's JSON (run --json) or a fio result
 (fio --json), or several of them compared. The file inlines its chart library: it
 opens with no network and prints to PDF from a browser.
 
+Without -o it writes report.html beside the first results given. It replaces only
+a report it wrote (or an empty file), never another file of that name.
+
 Costs come from the study file's costs block or --costs FILE (see examples/).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
-				return fmt.Errorf("%w: -o FILE is required, e.g. -o report.html", engine.ErrInput)
+				out = report.DefaultPath(args)
 			}
 			opts := report.Options{Title: title, Version: version}
 			if costsPath != "" {
@@ -37,7 +39,7 @@ Costs come from the study file's costs block or --costs FILE (see examples/).`,
 			return makeReport(c, args, opts, out)
 		},
 	}
-	c.Flags().StringVarP(&out, "output", "o", "", "HTML file to write")
+	c.Flags().StringVarP(&out, "output", "o", "", "HTML file to write (default: report.html beside the first results)")
 	c.Flags().StringVar(&costsPath, "costs", "", "cost model YAML (hardware and licences per configuration)")
 	c.Flags().StringVar(&title, "title", "", "the report's title (default: from the study)")
 	return c

@@ -42,6 +42,38 @@ func TestReportAndCompare(t *testing.T) {
 	}
 }
 
+// TestReportDefaultOutput: without -o the report is report.html beside the first
+// results, and the one line printed says so; a second report replaces it, but a
+// file of that name storbench did not write is refused and kept.
+func TestReportDefaultOutput(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "results")
+	if err := os.CopyFS(store, os.DirFS(fixtureStudy)); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "report.html")
+	for range 2 {
+		code, stdout, errOut := storbench(t, "report", store, reportFixtures+"/run-fast.json")
+		if code != 0 || !strings.HasPrefix(stdout, "report written to "+want+" ") || strings.Count(stdout, "\n") != 1 {
+			t.Fatalf("report without -o: exit %d, stdout %q, stderr %q; want one line naming %s", code, stdout, errOut, want)
+		}
+		if _, err := os.Stat(want); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := []byte("<html><head><title>my notes</title></head></html>\n")
+	if err := os.WriteFile(want, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := storbench(t, "report", store)
+	if code != 2 || !strings.Contains(errOut, want+" exists and is not a report storbench wrote") || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 {
+		t.Errorf("report over a file storbench did not write: exit %d, stderr %q; want 2 and one line", code, errOut)
+	}
+	if got, _ := os.ReadFile(want); string(got) != string(mine) {
+		t.Errorf("a file storbench did not write was overwritten")
+	}
+}
+
 func TestReportBadInput(t *testing.T) {
 	dir := t.TempDir()
 	notOurs := filepath.Join(dir, "plain")
@@ -49,7 +81,6 @@ func TestReportBadInput(t *testing.T) {
 	badCosts := filepath.Join(dir, "costs.yaml")
 	os.WriteFile(badCosts, []byte("currency: USD\nconfigurations:\n  - name: a\n    hardware: [{item: x, price: -1}]\n"), 0o644)
 	for _, args := range [][]string{
-		{"report", fixtureStudy},
 		{"report", "-o", filepath.Join(dir, "r.html")},
 		{"report", "/nonexistent/results", "-o", filepath.Join(dir, "r.html")},
 		{"report", notOurs, "-o", filepath.Join(dir, "r.html")},
