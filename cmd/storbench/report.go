@@ -63,13 +63,15 @@ func makeReport(c *cobra.Command, results []string, opts report.Options, out str
 }
 
 func compareCmd() *cobra.Command {
-	var markdown bool
+	var markdown, wide bool
 	c := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two runs or studies step by step in the terminal, B as % of A",
 		Long: `Print the headline comparison of two results (study results stores, run JSON
 files or fio JSON files): each configuration's peak, then every step both have with
-B as a percentage of A. --markdown prints tables to paste into a document.`,
+B as a percentage of A. Text fits 100 columns: a wider table is printed in parts,
+each led by the columns that name its rows; --wide prints each table whole.
+--markdown prints tables to paste into a document.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			srcs, err := report.Load(args)
@@ -80,9 +82,14 @@ B as a percentage of A. --markdown prints tables to paste into a document.`,
 			if err != nil {
 				return err
 			}
-			return report.WriteComparison(c.OutOrStdout(), srcs[0], srcs[1], tables, markdown)
+			width := report.TextWidth
+			if wide {
+				width = 0
+			}
+			return report.WriteComparison(c.OutOrStdout(), srcs[0], srcs[1], tables, markdown, width)
 		},
 	}
 	c.Flags().BoolVar(&markdown, "markdown", false, "print Markdown tables")
+	c.Flags().BoolVar(&wide, "wide", false, "print each text table whole, however wide")
 	return c
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The report package's fixtures: a real study's results store and results taken
@@ -71,6 +72,37 @@ func TestReportDefaultOutput(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(want); string(got) != string(mine) {
 		t.Errorf("a file storbench did not write was overwritten")
+	}
+}
+
+// TestCompareFitsWidth: compare's text fits 100 columns, its wide tables printed in
+// parts that keep every column; --wide prints each table whole, on long lines.
+func TestCompareFitsWidth(t *testing.T) {
+	longest := func(text string) (n int) {
+		for _, line := range strings.Split(text, "\n") {
+			n = max(n, utf8.RuneCountInString(line))
+		}
+		return n
+	}
+	for _, pair := range [][2]string{
+		{fixtureStudy, fixtureStudy},
+		{reportFixtures + "/run-fast.json", reportFixtures + "/run-slow.json"},
+		{reportFixtures + "/fio-fast.json", reportFixtures + "/fio-slow.json"},
+	} {
+		code, out, errOut := storbench(t, "compare", pair[0], pair[1])
+		if code != 0 || longest(out) > 100 {
+			t.Errorf("compare %s: exit %d %s, longest line %d characters, want at most 100:\n%s", pair, code, errOut, longest(out), out)
+		}
+		code, wide, _ := storbench(t, "compare", pair[0], pair[1], "--wide")
+		if code != 0 || longest(wide) <= 100 {
+			t.Errorf("compare --wide %s: exit %d, longest line %d characters: want the whole tables", pair, code, longest(wide))
+		}
+		// Every heading of the whole tables is in the parts.
+		for _, heading := range []string{"avg I/O ms B", "p99 I/O latency ms at peak (bpftrace)", "mean ms % of A"} {
+			if strings.Contains(wide, heading) && !strings.Contains(out, heading) {
+				t.Errorf("compare %s: %q is in --wide only", pair, heading)
+			}
+		}
 	}
 }
 
