@@ -97,7 +97,7 @@ func TestInstanceSameNameTwoHomes(t *testing.T) {
 		}
 		t.Setenv("STORBENCH_HOME", homes[i])
 		code, out, _ := storbench(t, "instance", "status", "--name", name)
-		if wantLine := fmt.Sprintf("in force: memory %dMB enforced", map[int]int{0: 1024, 1: 128}[i]); code != 0 || !strings.Contains(out, wantLine) {
+		if wantLine := "in force: memory " + []string{"1GB", "128MB"}[i] + " enforced"; code != 0 || !strings.Contains(out, wantLine) {
 			t.Errorf("home %d: status: exit %d, want %q:\n%s", i, code, wantLine, out)
 		}
 	}
