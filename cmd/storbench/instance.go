@@ -225,18 +225,30 @@ func instanceListCmd() *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tENGINE\tSTATE\tPORT\tMEMORY\tCPUS\tPATH")
+			fmt.Fprintln(tw, "NAME\tENGINE\tSTATE\tPORT\tMEMORY\tCACHE\tCPUS\tPATH")
 			for _, st := range all {
 				s, err := reg.Status(st.Name)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Name, st.Engine, runState(s.PID), st.Port,
-					orDash(cacheSize(st)), orDash(st.CPUs), st.Path)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", st.Name, st.Engine, runState(s.PID), st.Port,
+					memoryLimit(st), orDash(cacheSize(st)), orDash(st.CPUs), st.Path)
 			}
 			return tw.Flush()
 		},
 	}
+}
+
+// memoryLimit is the memory the instance was created with: the limit of its cgroup,
+// or, without one, a size only its caches follow, which the list says.
+func memoryLimit(st *instance.State) string {
+	switch {
+	case st.MemoryBytes == 0:
+		return "-"
+	case st.Cgroup == "":
+		return instance.FormatSize(st.MemoryBytes) + " (not applied)"
+	}
+	return instance.FormatSize(st.MemoryBytes)
 }
 
 // cacheSize is the engine's cache setting that --memory sized.

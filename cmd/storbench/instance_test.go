@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,40 @@ import (
 
 	"github.com/storbench/storbench/internal/metrics"
 )
+
+// TestInstanceListMemory: the list's MEMORY is the memory the instance was created
+// with (its cgroup's limit), not shared_buffers, which has its own CACHE column.
+func TestInstanceListMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	name := "listmem-" + strconv.Itoa(os.Getpid())
+	dir := filepath.Join(t.TempDir(), "target")
+	if code, out, errOut := storbench(t, "instance", "create", "--path", dir, "--memory", "1GB", "--name", name); code != 0 {
+		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", name) })
+	code, out, _ := storbench(t, "instance", "list")
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) < 2 {
+		t.Fatalf("instance list: exit %d\n%s", code, out)
+	}
+	// Columns are aligned: a value starts where its heading does.
+	column := func(heading string) string {
+		i := strings.Index(lines[0], heading)
+		if i < 0 || len(lines[1]) <= i {
+			t.Fatalf("instance list has no %s column:\n%s", heading, out)
+		}
+		return strings.Fields(lines[1][i:])[0]
+	}
+	if got := column("MEMORY"); got != "1GB" {
+		t.Errorf("MEMORY %q, want the 1GB the instance was created with:\n%s", got, out)
+	}
+	if got := column("CACHE"); got != "256MB" {
+		t.Errorf("CACHE %q, want shared_buffers 256MB:\n%s", got, out)
+	}
+}
 
 // TestInstanceVerbs: an instance created on a directory is usable by build and check
 // through the DSN it prints, and destroy leaves nothing behind.

@@ -97,7 +97,7 @@ func TestInstanceSameNameTwoHomes(t *testing.T) {
 		}
 		t.Setenv("STORBENCH_HOME", homes[i])
 		code, out, _ := storbench(t, "instance", "status", "--name", name)
-		if wantLine := fmt.Sprintf("in force: memory %dMB enforced", map[int]int{0: 1024, 1: 128}[i]); code != 0 || !strings.Contains(out, wantLine) {
+		if wantLine := "in force: memory " + []string{"1GB", "128MB"}[i] + " enforced"; code != 0 || !strings.Contains(out, wantLine) {
 			t.Errorf("home %d: status: exit %d, want %q:\n%s", i, code, wantLine, out)
 		}
 	}
@@ -107,7 +107,7 @@ func TestInstanceSameNameTwoHomes(t *testing.T) {
 	}
 	t.Setenv("STORBENCH_HOME", homes[0])
 	code, out, _ := storbench(t, "instance", "status", "--name", name)
-	if code != 0 || !strings.Contains(out, "MEMORY LIMIT MISMATCH") || !strings.Contains(out, "enforces 128MB, not the 1024MB asked") {
+	if code != 0 || !strings.Contains(out, "MEMORY LIMIT MISMATCH") || !strings.Contains(out, "enforces 128MB, not the 1GB asked") {
 		t.Errorf("status after the limit changed: exit %d, want the mismatch:\n%s", code, out)
 	}
 }

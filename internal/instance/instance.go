@@ -109,10 +109,8 @@ func CheckMemory(prefix, engineName string, memoryBytes int64) error {
 	if !ok || memoryBytes >= srv.MinMemory() {
 		return nil
 	}
-	return fmt.Errorf("%smemory %s is too small (a %s server needs at least %s)", prefix, mebibytes(memoryBytes), engineName, mebibytes(srv.MinMemory()))
+	return fmt.Errorf("%smemory %s is too small (a %s server needs at least %s)", prefix, FormatSize(memoryBytes), engineName, FormatSize(srv.MinMemory()))
 }
-
-func mebibytes(b int64) string { return fmt.Sprintf("%.4gMB", float64(b)/(1<<20)) }
 
 // Engines are the engines whose servers are registered, by name.
 func Engines() []string {

@@ -110,12 +110,12 @@ func enforced(st *State) string {
 	return fmt.Sprintf("memory %s enforced by cgroup storbench/%s (read now)", memoryText(have), st.Cgroup)
 }
 
-// memoryText is a memory limit for people: "1024MB", or "no limit".
+// memoryText is a memory limit for people: "1GB", or "no limit".
 func memoryText(n int64) string {
 	if n == 0 {
 		return "no limit"
 	}
-	return mebibytes(n)
+	return FormatSize(n)
 }
 
 // oomKills is how many of the instance's processes the kernel's OOM killer has killed

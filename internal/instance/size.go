@@ -2,6 +2,7 @@ package instance
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -26,4 +27,29 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%w: size %q: use a number and a unit, e.g. 2GB or 512MB", engine.ErrInput, s)
 	}
 	return int64(v * float64(mult)), nil
+}
+
+// sizeUnits are ParseSize's units, largest first.
+var sizeUnits = []struct {
+	name  string
+	shift uint
+}{{"TB", 40}, {"GB", 30}, {"MB", 20}, {"KB", 10}}
+
+// FormatSize writes a size for people in the units ParseSize reads: whole in the
+// largest unit that keeps it whole from MB up (2GB, 1536MB), so study step IDs read
+// like the file; else in the largest unit it reaches, rounded down to two decimals
+// (23.54GB, never 24684092KB), so a "give at most" it prints is never too much.
+func FormatSize(b int64) string {
+	for _, u := range sizeUnits[:3] {
+		if b != 0 && b%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", b>>u.shift, u.name)
+		}
+	}
+	for _, u := range sizeUnits {
+		if b >= 1<<u.shift {
+			v := math.Floor(float64(b)/float64(int64(1)<<u.shift)*100) / 100
+			return strconv.FormatFloat(v, 'f', -1, 64) + u.name
+		}
+	}
+	return fmt.Sprintf("%dB", b)
 }

@@ -38,8 +38,9 @@ func Compare(a, b *Source) ([]*Table, error) {
 	return tables, nil
 }
 
-// WriteComparison prints Compare's tables as aligned text or Markdown.
-func WriteComparison(w io.Writer, a, b *Source, tables []*Table, markdown bool) error {
+// WriteComparison prints Compare's tables as Markdown, or as aligned text fitted
+// to width columns (0: each table as wide as its cells make it).
+func WriteComparison(w io.Writer, a, b *Source, tables []*Table, markdown bool, width int) error {
 	if markdown {
 		fmt.Fprintf(w, "A = `%s`, B = `%s`\n\n", a.Path, b.Path)
 	} else {
@@ -51,7 +52,7 @@ func WriteComparison(w io.Writer, a, b *Source, tables []*Table, markdown bool) 
 			err = t.WriteMarkdown(w)
 		} else {
 			fmt.Fprintln(w)
-			err = t.WriteText(w)
+			err = t.WriteTextWithin(w, width)
 		}
 		if err != nil {
 			return err
@@ -109,7 +110,9 @@ func compareRuns(a, b *Source) *Table {
 	t := &Table{Title: "Per user step",
 		Columns: []string{"configuration", "users", "runs A", "runs B", "NOPM A", "NOPM B", "B % of A", "TPM A", "TPM B", "B % of A",
 			"new-order p95 ms A", "p95 B", "B % of A", "avg I/O ms A", "avg I/O ms B", "B % of A"},
-		Notes: []string{"NOPM and TPM: database counters; new-order p95: client-measured; avg I/O: the data disk's I/O time ÷ I/Os (/proc/diskstats); repeated steps: the mean. For latency, below 100% is better."}}
+		Notes:  []string{"NOPM and TPM: database counters; new-order p95: client-measured; avg I/O: the data disk's I/O time ÷ I/Os (/proc/diskstats); repeated steps: the mean. For latency, below 100% is better."},
+		Keys:   2,
+		Groups: []int{2, 3, 3, 3, 3}}
 	for _, p := range pairs {
 		users := strconv.Itoa(p.pa.Users)
 		if p.pb.Users != p.pa.Users {
@@ -208,7 +211,8 @@ func compareProfiles(a, b *Source) []*Table {
 func compareTransfers(pairs []stepPair) *Table {
 	t := &Table{Title: "Backup and restore",
 		Columns: []string{"step", "backup s A", "backup s B", "B % of A", "restore s A", "restore s B", "B % of A"},
-		Notes:   []string{"storbench's timing of each transfer; below 100% is faster"}}
+		Notes:   []string{"storbench's timing of each transfer; below 100% is faster"},
+		Groups:  []int{3, 3}}
 	for _, p := range pairs {
 		a, b := p.A, p.B
 		if a.Backup == nil || b.Backup == nil || a.Restore == nil || b.Restore == nil {
@@ -227,7 +231,8 @@ func compareTransfers(pairs []stepPair) *Table {
 func compareConsolidations(pairs []stepPair) *Table {
 	t := &Table{Title: "Consolidation",
 		Columns: []string{"step", "NOPM all OLTP A", "NOPM all OLTP B", "B % of A", "worst read ms A", "worst read ms B", "B % of A"},
-		Notes:   []string{"NOPM: sum of the OLTP instances' database counters; worst read: the shared disk's worst interval, average per I/O (/proc/diskstats)"}}
+		Notes:   []string{"NOPM: sum of the OLTP instances' database counters; worst read: the shared disk's worst interval, average per I/O (/proc/diskstats)"},
+		Groups:  []int{3, 3}}
 	total := func(c *study.ConsolidationRun) float64 {
 		var n float64
 		for _, in := range c.Instances {

@@ -35,12 +35,27 @@ const echartsVersion = "5.6.0"
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{"pickerOptions": pickerOptions}).Parse(reportHTML))
 
+// DefaultPath is where a report of results goes when no file is given: report.html
+// beside the first results store or result file, as quick writes its own.
+func DefaultPath(results []string) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(results[0])), "report.html")
+}
+
+// generatorMark opens the generator meta tag the report template writes in its
+// head: a file that has it near its start is a report storbench wrote.
+const generatorMark = `<meta name="generator" content="storbench `
+
 // WriteFile writes the report to path whole: beside it first, then renamed over
-// it, so a failed render never leaves half a report. Only a regular file is
-// replaced.
+// it, so a failed render never leaves half a report. Only an empty file or a
+// report storbench wrote is replaced: a user's own file of that name is not lost.
 func WriteFile(path string, r *Report) error {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file: give a file name for the report", engine.ErrInput, path)
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%w: %s is not a regular file: give a file name for the report", engine.ErrInput, path)
+		}
+		if st.Size() > 0 && !isReport(path) {
+			return fmt.Errorf("%w: %s exists and is not a report storbench wrote: move it away, or write the report to another file (report -o FILE)", engine.ErrInput, path)
+		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -58,6 +73,19 @@ func WriteFile(path string, r *Report) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// isReport tells whether the file at path is a report storbench wrote: the
+// generator mark is in its head, within its first kilobytes.
+func isReport(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return strings.Contains(string(head[:n]), generatorMark)
 }
 
 // Write renders the report as one self-contained HTML file.

@@ -79,9 +79,11 @@ func profileTable(profile string, runs []fioRun) (*Table, Chart) {
 	}
 	t := &Table{Title: profile + ": " + runs[0].Result.Description,
 		Columns: []string{"point", "path", "pattern", "bs", "jobs", "qd"},
-		Notes:   []string{"source: " + runs[0].Result.Source}}
+		Notes:   []string{"source: " + runs[0].Result.Source},
+		Keys:    2, Groups: []int{4}}
 	for _, c := range configs {
 		t.Columns = append(t.Columns, c+" IOPS", c+" MB/s", c+" mean ms", c+" p99 ms")
+		t.Groups = append(t.Groups, 4)
 	}
 	for _, c := range configs[1:] {
 		t.Columns = append(t.Columns, c+" IOPS % of "+configs[0], c+" MB/s % of "+configs[0], c+" mean ms % of "+configs[0])

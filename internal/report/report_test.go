@@ -124,7 +124,7 @@ func TestGoldenCompare(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := WriteComparison(&b, srcs[0], srcs[1], tables, true); err != nil {
+		if err := WriteComparison(&b, srcs[0], srcs[1], tables, true, 0); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, c.name, b.Bytes())
@@ -543,7 +543,7 @@ func TestRunsThatDifferSaySo(t *testing.T) {
 	tables, err := Compare(srcs[0], srcs[1])
 	must(t, err)
 	var out bytes.Buffer
-	must(t, WriteComparison(&out, srcs[0], srcs[1], tables, true))
+	must(t, WriteComparison(&out, srcs[0], srcs[1], tables, true, 0))
 	if want := "A and B were not run alike: inputs spec vs hammerdb, schema - vs hammerdb (built by HammerDB)"; !strings.Contains(out.String(), want) {
 		t.Errorf("the comparison does not say how the runs differ (%q):\n%s", want, out.String())
 	}

@@ -269,20 +269,6 @@ func powersUpTo(last int) []int {
 	return out
 }
 
-// sizeText writes a size in the largest unit that keeps it whole, the form ParseSize
-// reads, so step IDs read like the file (memory=2GB).
-func sizeText(b int64) string {
-	for _, u := range []struct {
-		name  string
-		shift uint
-	}{{"TB", 40}, {"GB", 30}, {"MB", 20}, {"KB", 10}} {
-		if b != 0 && b%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d%s", b>>u.shift, u.name)
-		}
-	}
-	return fmt.Sprintf("%dB", b)
-}
-
 // readMemTotal reads MemTotal from /proc/meminfo.
 func readMemTotal() (int64, error) {
 	f, err := os.Open("/proc/meminfo")
@@ -485,7 +471,7 @@ func (c *checker) memory(path string, engines []string, b int64) {
 	}
 	total, err := memTotal()
 	if err == nil && total > 0 && b > total {
-		c.errf(path, "memory %s is more than this machine's %s", "a limit above the machine's memory is no limit; give at most %s", sizeText(b), sizeText(total), sizeText(total))
+		c.errf(path, "memory %s is more than this machine's %s", "a limit above the machine's memory is no limit; give at most %s", instance.FormatSize(b), instance.FormatSize(total), instance.FormatSize(total))
 	}
 }
 
@@ -686,7 +672,7 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 		if len(e.Memory) == 0 {
 			c.errf(p("memory"), "%s has no memory values", "add memory: e.g. [8GB, 2GB]", label(e))
 		}
-		distinct(c, p("memory"), "memory", e.Memory, func(m Size) string { return sizeText(m.Bytes) },
+		distinct(c, p("memory"), "memory", e.Memory, func(m Size) string { return instance.FormatSize(m.Bytes) },
 			func(ip string, m Size) { c.memory(ip, managedEngineNames(s, e), m.Bytes) })
 	case CPUSweep:
 		if len(e.CPUs) == 0 {
@@ -705,7 +691,7 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 		if !c.doc.Has(p("size")) {
 			e.Size = Size{DefaultFioSize}
 		} else if e.Size.Bytes < 16<<20 {
-			c.errf(p("size"), "size %s is too small for a test file", "give at least 16MB; larger than the device's cache measures the device", sizeText(e.Size.Bytes))
+			c.errf(p("size"), "size %s is too small for a test file", "give at least 16MB; larger than the device's cache measures the device", instance.FormatSize(e.Size.Bytes))
 		}
 		if !c.doc.Has(p("runtime")) {
 			e.Runtime = Duration{DefaultFioRuntime}
@@ -792,7 +778,7 @@ func (c *checker) sameStorage(i int, e *Experiment, engines []string) {
 	}
 	if total, err := memTotal(); err == nil && total > 0 && int64(e.Instances)*e.InstanceMemory.Bytes > total*8/10 {
 		c.errf(p("instances"), "%d instances of %s need %s, more than 80%% of this machine's %s", "give fewer instances or less instance_memory",
-			e.Instances, sizeText(e.InstanceMemory.Bytes), sizeText(int64(e.Instances)*e.InstanceMemory.Bytes), sizeText(total))
+			e.Instances, instance.FormatSize(e.InstanceMemory.Bytes), instance.FormatSize(int64(e.Instances)*e.InstanceMemory.Bytes), instance.FormatSize(total))
 	}
 	if procs, ok := maxProcesses(); ok && len(e.Users.Values) == 1 && int64(e.Instances*(e.Users.Values[0]+20)) > procs {
 		c.errf(p("instances"), "%d instances of %d users need about %d processes, this user may run %d", "give fewer instances or users, or raise ulimit -u",

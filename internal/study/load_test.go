@@ -269,6 +269,14 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A machine's memory is rarely whole MB: the refusal says it in GB as MemTotal
+// (24684092 kB) rounded down, not as a count of KB.
+func TestParseMemoryAboveMachineInGB(t *testing.T) {
+	withMemTotal(t, 24684092<<10)
+	parseFails(t, edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: 64GB"), 5,
+		"memory 64GB is more than this machine's 23.54GB (a limit above the machine's memory is no limit; give at most 23.54GB)")
+}
+
 // Every mapping of a study file has a name in messages and its keys listed.
 func TestParsePlacesComplete(t *testing.T) {
 	named := map[reflect.Type]bool{}

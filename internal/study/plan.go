@@ -10,6 +10,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/instance"
 )
 
 // Step is one unit of a study, in the order it runs; a measured step's result is
@@ -92,7 +93,7 @@ func appendSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step {
 		for _, m := range e.Memory {
 			b := base
 			b.Memory = m.Bytes
-			steps = sweepSteps(steps, s, e, t, b, id+"/memory="+sizeText(m.Bytes))
+			steps = sweepSteps(steps, s, e, t, b, id+"/memory="+instance.FormatSize(m.Bytes))
 		}
 	case CPUSweep:
 		for _, set := range e.CPUs {
@@ -284,7 +285,7 @@ func describeTarget(t Target) string {
 		parts = append(parts, "wal "+t.WALPath)
 	}
 	if t.Memory.Bytes > 0 {
-		parts = append(parts, "memory "+sizeText(t.Memory.Bytes))
+		parts = append(parts, "memory "+instance.FormatSize(t.Memory.Bytes))
 	}
 	if t.CPUs != "" {
 		parts = append(parts, "cpus "+t.CPUs)
@@ -308,13 +309,13 @@ func describeStep(st Step) string {
 		if points == 1 {
 			unit = "point"
 		}
-		return fmt.Sprintf("%s on %s  %s  %s × %d %s", st.Profile, st.PathRole, sizeText(st.Size), roughDuration(st.Runtime), points, unit)
+		return fmt.Sprintf("%s on %s  %s  %s × %d %s", st.Profile, st.PathRole, instance.FormatSize(st.Size), roughDuration(st.Runtime), points, unit)
 	case BackupRestore:
 		return fmt.Sprintf("cycle %d  %s", st.Cycle, st.Method)
 	case Consolidation:
 		parts = append(parts, map[bool]string{false: "without noise", true: "with noise"}[st.Noisy])
 	case MemorySweep:
-		parts = append(parts, "memory "+sizeText(st.Memory))
+		parts = append(parts, "memory "+instance.FormatSize(st.Memory))
 	case CPUSweep:
 		parts = append(parts, "cpus "+st.CPUs)
 	case Replication:
