@@ -39,6 +39,15 @@ func main() {
 // execute runs one command line and returns its exit code: 0, 1 for a failure, 2 for
 // bad input.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := rootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return exitStatus(stderr, root.ExecuteContext(ctx))
+}
+
+// rootCmd is the whole command tree: every verb and its flags.
+func rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "storbench",
 		Short:         "What does this storage do to my database? TPC-C derived OLTP benchmark",
@@ -50,10 +59,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	})
 	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), instanceCmd(), backupCmd(), restoreCmd(), fioCmd(),
 		studyCmd(), resultsCmd(), quickCmd(), reportCmd(), compareCmd(), versionCmd())
-	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	return exitStatus(stderr, root.ExecuteContext(ctx))
+	return root
 }
 
 // exitStatus prints an error as one line and returns the exit code.

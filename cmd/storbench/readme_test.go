@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readmePath is the README a newcomer follows: its commands must be the CLI's.
+const readmePath = "../../README.md"
+
+// TestReadmeCommandsParse parses every `storbench …` line of the shell code blocks of
+// the README and docs/*.md against the real command tree, without running anything: the verb must exist
+// and be runnable, every flag must exist and take its value, and the positional
+// arguments must be what the verb accepts. A renamed flag or verb fails here instead
+// of on a newcomer's first command.
+func TestReadmeCommandsParse(t *testing.T) {
+	cmds := readmeCommands(t, readmePath)
+	if len(cmds) < 10 {
+		t.Fatalf("%s: found %d storbench commands in its shell code blocks, expected the tour's", readmePath, len(cmds))
+	}
+	for _, c := range cmds {
+		if err := parseCommand(c.args); err != nil {
+			t.Errorf("%s:%d: %s: %v", readmePath, c.line, c.text, err)
+		}
+	}
+	docs, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("docs/*.md: %v %v", docs, err)
+	}
+	for _, doc := range docs {
+		for _, c := range readmeCommands(t, doc) {
+			if err := parseCommand(c.args); err != nil {
+				t.Errorf("%s:%d: %s: %v", doc, c.line, c.text, err)
+			}
+		}
+	}
+}
+
+// TestReadmeTestCommand: .ci/run runs "exactly the README's test command"; both must
+// hold the same line.
+func TestReadmeTestCommand(t *testing.T) {
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(ci), "# README \"Tests\":\n")
+	if !ok {
+		t.Fatal(`.ci/run: no line '# README "Tests":' above the test command`)
+	}
+	command, _, _ := strings.Cut(after, "\n")
+	readme, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "\n    "+command+"\n") && !strings.Contains(string(readme), "\n"+command+"\n") {
+		t.Errorf("README.md does not show .ci/run's test command as a line of its own: %q", command)
+	}
+}
+
+// TestParseCommandRefuses: the check itself tells a wrong command from a right one.
+func TestParseCommandRefuses(t *testing.T) {
+	for _, bad := range []string{
+		"storbench bogus --path x",                   // no such verb
+		"storbench instance bogus --name x",          // no such sub-verb
+		"storbench instance",                         // a group, not a command
+		"storbench run --dsn sqlite:x.db --bogus 1",  // no such flag
+		"storbench run --users many",                 // not a number
+		"storbench compare a.json",                   // two arguments needed
+		"storbench study plan",                       // a file needed
+		"storbench quick --path 'unterminated",       // shell quoting
+		"storbench report results/x --title",         // flag without its value
+		"storbench fio --path /var/tmp --runtime 10", // a duration needs its unit
+	} {
+		args, err := shellWords(strings.TrimPrefix(bad, "storbench "))
+		if err == nil {
+			err = parseCommand(args)
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+	good, err := shellWords(`fio compare "a b.json" 'c.json'   # comment`)
+	if err != nil || parseCommand(good) != nil || len(good) != 4 || good[2] != "a b.json" {
+		t.Errorf("a valid command with quotes and a comment: %q %v %v", good, err, parseCommand(good))
+	}
+}
+
+// readmeCommand is one `storbench …` line of a shell code block.
+type readmeCommand struct {
+	line int
+	text string
+	args []string // after "storbench"
+}
+
+// readmeCommands returns the storbench commands of the file's fenced sh/bash/shell
+// code blocks (where the README puts commands to type) and of its indented blocks.
+func readmeCommands(t *testing.T, path string) []readmeCommand {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cmds []readmeCommand
+	inFence, shell := false, false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			if !inFence {
+				inFence = true
+				lang := strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))
+				shell = lang == "sh" || lang == "bash" || lang == "shell" || lang == "console"
+			} else {
+				inFence, shell = false, false
+			}
+			continue
+		}
+		indented := !inFence && strings.HasPrefix(line, "    ")
+		if !(shell || indented) {
+			continue
+		}
+		text := strings.TrimPrefix(trimmed, "$ ")
+		if !strings.HasPrefix(text, "storbench ") {
+			continue
+		}
+		args, err := shellWords(strings.TrimPrefix(text, "storbench "))
+		if err != nil {
+			t.Errorf("%s:%d: %s: %v", path, n, text, err)
+			continue
+		}
+		cmds = append(cmds, readmeCommand{line: n, text: text, args: args})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cmds
+}
+
+// parseCommand checks args (after "storbench") against the command tree as cobra
+// would parse them, without running the command.
+func parseCommand(args []string) error {
+	root := rootCmd()
+	cmd, rest, err := root.Find(args)
+	if err != nil {
+		return err
+	}
+	if cmd == root {
+		return fmt.Errorf("no verb")
+	}
+	if !cmd.Runnable() {
+		return fmt.Errorf("%q is a group of verbs, not a command (storbench %s --help)", cmd.CommandPath(), cmd.Name())
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		return err
+	}
+	return cmd.ValidateArgs(cmd.Flags().Args())
+}
+
+// shellWords splits a command line as sh would for the README's simple commands:
+// blanks separate words, single and double quotes group, # starts a comment; no
+// variables, globs or backslash escapes (the README's commands have none).
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			return words, nil
+		case c == '\'' || c == '"':
+			end := strings.IndexByte(s[i+1:], c)
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated %c quote", c)
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
