@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A broken study file is refused with its file and line, before anything runs.
@@ -118,5 +121,56 @@ func TestQuickSQLite(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(other, "sqlite", "mine.db")); err != nil || string(b) != "x" {
 		t.Errorf("a file quick did not make was touched: %v", err)
+	}
+}
+
+// The README's own way: `storbench study run examples/FILE.yaml` from the checkout,
+// with the default results store, relative to the working directory. A study
+// interrupted leaves its instance, which instance list shows with its study; the
+// next run picks it up and finishes, and its instances are gone from the list.
+func TestStudyRunRelativeResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs a study on PostgreSQL")
+	}
+	binary(t) // built from this package's directory, before the test leaves it
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	dir := diskTempDir(t, "study-relative-")
+	t.Chdir(dir)
+	must(t, os.Mkdir("examples", 0o755))
+	must(t, os.WriteFile(filepath.Join("examples", "tiny.yaml"), []byte(`name: tiny
+targets:
+  - name: a
+    path: `+filepath.Join(dir, "pg")+`
+workload:
+  warehouses: 1
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: [1, 2]
+    ramp: 1s
+    duration: 3s
+`), 0o644))
+	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "step 2/2") }, time.Minute,
+		"study", "run", "examples/tiny.yaml")
+	if s.code == 0 || !strings.Contains(s.stderr, "study interrupted at step 2/2") {
+		t.Fatalf("interrupted study: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	code, out, errOut := runBinary(t, "instance", "list")
+	if code != 0 || !regexp.MustCompile(`(?m)^a-[0-9a-f]{8}\s+tiny\s+postgres\s+stopped\s.*`+regexp.QuoteMeta(filepath.Join(dir, "pg"))+`\s+`+
+		regexp.QuoteMeta(filepath.Join(dir, "results", "tiny"))+`$`).MatchString(out) {
+		t.Errorf("instance list does not show the study's instance with its study: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.HasPrefix(out, "NAME  ENGINE  STATE  PORT  MEMORY  CPUS  PATH\n\ninstances of studies") {
+		t.Errorf("instance list changed its table of plain instances:\n%s", out)
+	}
+	code, out, errOut = runBinary(t, "study", "run", "examples/tiny.yaml")
+	if code != 0 || !strings.Contains(out, "resuming: 1 of 2 steps") || !strings.Contains(out, "results: "+filepath.Join(dir, "results", "tiny")) {
+		t.Fatalf("resumed study: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runBinary(t, "results", "list", "results/tiny"); code != 0 || !strings.Contains(out, "2 of 2 steps stored") {
+		t.Errorf("results list: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runBinary(t, "instance", "list"); code != 0 || strings.Contains(out, "tiny") {
+		t.Errorf("the finished study's instances are still listed: exit %d\n%s", code, out)
 	}
 }

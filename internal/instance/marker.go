@@ -62,6 +62,10 @@ func claimable(dir string) (exists bool, err error) {
 	case err != nil:
 		return false, fmt.Errorf("%w: %s is not a readable directory: %v", engine.ErrInput, dir, err)
 	case len(entries) > 0:
+		// One that storbench prepared is another instance's, maybe a study's.
+		if m, err := readMarker(dir); err == nil && m.Instance != "" {
+			return false, fmt.Errorf("%w: %s holds instance %s (storbench instance list shows it, with its study if a study made it): destroy that instance, or name an empty or new directory", engine.ErrInput, dir, m.Instance)
+		}
 		return false, fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", engine.ErrInput, dir)
 	}
 	return true, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -392,6 +393,9 @@ func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
 		}
 		destroyed = append(destroyed, st.Name)
 	}
+	if len(errs) == 0 {
+		errs = append(errs, s.unlinkRegistry())
+	}
 	return destroyed, errors.Join(errs...)
 }
 
@@ -400,7 +404,11 @@ func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
 // base images stay, and running the study again creates its instances anew. It
 // returns the names of the instances destroyed.
 func Clean(ctx context.Context, dir string) ([]string, error) {
-	store, err := ReadStore(dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", engine.ErrInput, dir, err)
+	}
+	store, err := ReadStore(abs)
 	if err != nil {
 		return nil, err
 	}

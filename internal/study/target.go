@@ -143,6 +143,9 @@ func (t *target) create(ctx context.Context, v variant) error {
 	if err != nil {
 		return err
 	}
+	if err := t.store.linkRegistry(); err != nil {
+		fmt.Fprintf(t.log, "target %s: storbench instance list will not show the study's instances: %v\n", t.spec.Name, err)
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(t.log, "target %s: warning: %s\n", t.spec.Name, w)
 	}
