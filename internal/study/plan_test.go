@@ -216,3 +216,25 @@ func TestPlanRoughDuration(t *testing.T) {
 		}
 	}
 }
+
+// A study's "to go" counts the builds of the targets it has not prepared yet, as the
+// plan's total does.
+func TestRemainingCountsBuilds(t *testing.T) {
+	s := loadEveryKind(t)
+	r := &runner{study: s, steps: Plan(s), targets: map[string]*target{}}
+	var steps time.Duration
+	for _, st := range r.steps {
+		steps += st.Estimate
+	}
+	if got, want := r.remainingFrom(0), steps+3*BuildEstimate(10); got != want {
+		t.Errorf("before any target is prepared: %v to go, want %v (steps %v and 3 builds)", got, want, steps)
+	}
+	r.targets["sata"] = &target{}
+	if got, want := r.remainingFrom(0), steps+2*BuildEstimate(10); got != want {
+		t.Errorf("with sata prepared: %v to go, want %v", got, want)
+	}
+	last := len(r.steps) - 1
+	if got, want := r.remainingFrom(last), r.steps[last].Estimate+BuildEstimate(10); r.steps[last].Target != "ext" || got != want {
+		t.Errorf("last step (%s): %v to go, want %v", r.steps[last].ID, got, want)
+	}
+}

@@ -152,11 +152,23 @@ func (r *runner) interrupted(step Step, cause error) error {
 		step.Seq, len(r.steps), step.ID, r.store.Dir, r.store.Dir), cause)
 }
 
-// remainingFrom is the estimated time of the steps from index i on.
+// remainingFrom is the estimated time of the steps from index i on, with the
+// builds of the targets they need that are not prepared yet.
 func (r *runner) remainingFrom(i int) time.Duration {
 	var d time.Duration
+	counted := map[string]bool{}
 	for _, s := range r.steps[i:] {
 		d += s.Estimate
+		names := s.Targets
+		if len(names) == 0 {
+			names = []string{s.Target}
+		}
+		for _, name := range names {
+			if _, prepared := r.targets[name]; !prepared && !counted[name] {
+				counted[name] = true
+				d += BuildEstimate(r.study.Workload.Warehouses)
+			}
+		}
 	}
 	return d
 }
