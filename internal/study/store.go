@@ -268,19 +268,35 @@ func failedFile(seq int) string { return strings.TrimSuffix(stepFile(seq), ".jso
 // finished steps: a resumed study runs it again.
 func (s *Store) SaveFailed(r *StepResult) error { return s.writeJSON(failedFile(r.Step.Seq), r) }
 
-var failedName = regexp.MustCompile(`^\d{4}-failed\.json$`)
+var (
+	failedName      = regexp.MustCompile(`^\d{4}-failed\.json$`)
+	interruptedName = regexp.MustCompile(`^\d{4}-interrupted\.json$`)
+)
 
 // Failed reads the failed steps that have not succeeded since, in plan order. A
 // file that does not read is skipped: it only ever adds to a report.
 func (s *Store) Failed() []StepResult {
+	return s.keptApart(failedName, func(r *StepResult) bool { return r.Error != "" })
+}
+
+// Interrupted reads what the interrupted steps measured before the interruption,
+// in plan order; a step stored since is left out.
+func (s *Store) Interrupted() []StepResult {
+	done, _ := s.Done()
+	return s.keptApart(interruptedName, func(r *StepResult) bool { return r.Run != nil && !done[r.Step.ID] })
+}
+
+// keptApart reads the step files kept apart from the finished steps whose names
+// match name, and that keep says to keep.
+func (s *Store) keptApart(name *regexp.Regexp, keep func(*StepResult) bool) []StepResult {
 	entries, _ := os.ReadDir(s.path("steps"))
 	var out []StepResult
 	for _, e := range entries {
-		if !failedName.MatchString(e.Name()) {
+		if !name.MatchString(e.Name()) {
 			continue
 		}
 		var r StepResult
-		if b, err := os.ReadFile(s.path("steps", e.Name())); err == nil && json.Unmarshal(b, &r) == nil && r.Error != "" {
+		if b, err := os.ReadFile(s.path("steps", e.Name())); err == nil && json.Unmarshal(b, &r) == nil && keep(&r) {
 			out = append(out, r)
 		}
 	}
