@@ -333,6 +333,9 @@ func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *S
 		return err
 	}
 	dir := r.store.ScratchDir(fmt.Sprintf("%s-cycle-%d", t.name, step.Cycle))
+	if note := sameFilesystem(t.spec.Path, dir); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	defer func() {
 		if err := instance.RemoveBackup(dir, t.name); err != nil {
 			res.Notes = append(res.Notes, "removing the cycle's backup: "+err.Error())
