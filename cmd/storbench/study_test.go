@@ -127,7 +127,8 @@ func TestQuickSQLite(t *testing.T) {
 // The README's own way: `storbench study run examples/FILE.yaml` from the checkout,
 // with the default results store, relative to the working directory. A study
 // interrupted leaves its instance, which instance list shows with its study; the
-// next run picks it up and finishes, and its instances are gone from the list.
+// next run picks it up and finishes, and its instances are gone from the list; its
+// backup-restore step says its backups shared the data's filesystem.
 func TestStudyRunRelativeResults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds storbench and runs a study on PostgreSQL")
@@ -149,10 +150,12 @@ experiments:
     users: [1, 2]
     ramp: 1s
     duration: 3s
+  - kind: backup-restore
+    cycles: 1
 `), 0o644))
-	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "step 2/2") }, time.Minute,
+	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "step 2/3") }, time.Minute,
 		"study", "run", "examples/tiny.yaml")
-	if s.code == 0 || !strings.Contains(s.stderr, "study interrupted at step 2/2") {
+	if s.code == 0 || !strings.Contains(s.stderr, "study interrupted at step 2/3") {
 		t.Fatalf("interrupted study: exit %d\n%s%s", s.code, s.stdout, s.stderr)
 	}
 	code, out, errOut := runBinary(t, "instance", "list")
@@ -164,11 +167,15 @@ experiments:
 		t.Errorf("instance list changed its table of plain instances:\n%s", out)
 	}
 	code, out, errOut = runBinary(t, "study", "run", "examples/tiny.yaml")
-	if code != 0 || !strings.Contains(out, "resuming: 1 of 2 steps") || !strings.Contains(out, "results: "+filepath.Join(dir, "results", "tiny")) {
+	if code != 0 || !strings.Contains(out, "resuming: 1 of 3 steps") || !strings.Contains(out, "results: "+filepath.Join(dir, "results", "tiny")) {
 		t.Fatalf("resumed study: exit %d\n%s%s", code, out, errOut)
 	}
-	if code, out, _ := runBinary(t, "results", "list", "results/tiny"); code != 0 || !strings.Contains(out, "2 of 2 steps stored") {
+	if code, out, _ := runBinary(t, "results", "list", "results/tiny"); code != 0 || !strings.Contains(out, "3 of 3 steps stored") {
 		t.Errorf("results list: exit %d\n%s", code, out)
+	}
+	// The backups went to the results store, beside the data.
+	if code, out, _ := runBinary(t, "results", "show", "results/tiny", "3"); code != 0 || !strings.Contains(out, "backup on the same filesystem as the data (") {
+		t.Errorf("the backup-restore step does not say its backups shared the data's filesystem: exit %d\n%s", code, out)
 	}
 	if code, out, _ := runBinary(t, "instance", "list"); code != 0 || strings.Contains(out, "tiny") {
 		t.Errorf("the finished study's instances are still listed: exit %d\n%s", code, out)
