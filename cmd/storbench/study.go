@@ -60,6 +60,9 @@ func studyPlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := study.CheckMachine(s); err != nil {
+				return err
+			}
 			return study.WritePlan(c.OutOrStdout(), s, study.Plan(s))
 		},
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -179,5 +181,23 @@ experiments:
 	}
 	if code, out, _ := runBinary(t, "instance", "list"); code != 0 || strings.Contains(out, "tiny") {
 		t.Errorf("the finished study's instances are still listed: exit %d\n%s", code, out)
+	}
+}
+
+// study plan refuses what study run could not do on this machine, in one line: a
+// target whose parent directory is missing (a disk not mounted), CPUs it does not have.
+func TestStudyPlanChecksTheMachine(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	for _, c := range []struct{ target, want string }{
+		{"    path: " + filepath.Join(dir, "not-mounted", "pg") + "\n", filepath.Join(dir, "not-mounted") + " does not exist"},
+		{"    path: " + filepath.Join(dir, "pg") + "\n    cpus: 0-" + strconv.Itoa(runtime.NumCPU()) + "\n", "not online; this machine's CPUs are"},
+	} {
+		must(t, os.WriteFile(f, []byte("name: m\ntargets:\n  - name: a\n"+c.target+
+			"workload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
+		code, out, errOut := storbench(t, "study", "plan", f)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("study plan: exit %d, stderr %q, want 2 and one line with %q\n%s", code, errOut, c.want, out)
+		}
 	}
 }

@@ -71,6 +71,17 @@ func claimable(dir string) (exists bool, err error) {
 	return true, nil
 }
 
+// CheckDir refuses a directory an instance could not be created in (as Create
+// would), unless an instance holds it already (a study resumed on its own): so a
+// plan is refused for what its run would be.
+func CheckDir(dir string) error {
+	if Claimed(dir) {
+		return nil
+	}
+	_, err := claimable(dir)
+	return err
+}
+
 // claim checks that dir may hold an instance (claimable) and marks it, creating it
 // when it does not exist. It returns dir's identity (the marker records it too) and a
 // warning when dir is on tmpfs (memory, not storage).

@@ -199,11 +199,8 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	if err := t.ready(ctx, variantOf(t, step), r.study.Workload.Restore != "never"); err != nil {
 		return err
 	}
-	if t.spec.Kind != "external" {
-		if missing := t.unapplied(); len(missing) > 0 && (step.Memory > 0 || step.CPUs != "") {
-			return fmt.Errorf("%w: a %s step needs its limits applied (cgroups, as root): %s", engine.ErrInput, step.Kind, strings.Join(missing, "; "))
-		}
-		res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
+	if err := r.limitsApplied(t, res); err != nil {
+		return err
 	}
 	if step.WithReplica {
 		if err := t.startReplica(ctx); err != nil {
@@ -276,6 +273,26 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	return nil
 }
 
+// limitsApplied notes the limits a managed instance runs with, and fails the step
+// when one could not be applied, unless the study allows it: the step would then
+// measure another machine than the study file says.
+func (r *runner) limitsApplied(t *target, res *StepResult) error {
+	if t.spec.Kind == "external" {
+		return nil
+	}
+	res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
+	missing := t.unapplied()
+	if len(missing) == 0 {
+		return nil
+	}
+	if !r.study.AllowUnappliedLimits {
+		return fmt.Errorf("%w: target %s: %s (run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without them)",
+			engine.ErrInput, t.spec.Name, strings.Join(missing, "; "))
+	}
+	res.Notes = append(res.Notes, "LIMITS NOT APPLIED, allowed by allow_unapplied_limits: "+strings.Join(missing, "; "))
+	return nil
+}
+
 // metricsConfig samples the target's directories (managed) or its host's
 // node_exporter (external, when given), and the database.
 func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.Target) metrics.Config {
@@ -326,6 +343,9 @@ func (r *runner) storageProfile(ctx context.Context, t *target, step Step, res *
 // the disks did.
 func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *StepResult) error {
 	if err := t.ready(ctx, variantOf(t, Step{}), r.study.Workload.Restore != "never"); err != nil {
+		return err
+	}
+	if err := r.limitsApplied(t, res); err != nil {
 		return err
 	}
 	how, err := instance.ParseBackupMethod(step.Method, max(1, runtime.NumCPU()))
@@ -472,9 +492,13 @@ func (r *runner) target(ctx context.Context, name string) (*target, error) {
 	return t, r.store.writeJSON("environment.json", r.env)
 }
 
-// preflight finds what would fail hours into a study before anything runs: fio
-// missing for storage profiles, an external target's password variable unset.
+// preflight finds what would fail hours into a study before anything runs: what
+// the machine cannot give (CheckMachine), fio missing for storage profiles, an
+// external target's password variable unset.
 func preflight(s *Study, steps []Step) error {
+	if err := CheckMachine(s); err != nil {
+		return err
+	}
 	for _, st := range steps {
 		if st.Kind == StorageProfiles {
 			if _, err := fio.FindFio(); err != nil {

@@ -336,7 +336,7 @@ func (t *target) ready(ctx context.Context, v variant, restore bool) error {
 func (t *target) unapplied() []string {
 	var out []string
 	for _, l := range t.limits {
-		if strings.Contains(l, "NOT APPLIED") {
+		if strings.Contains(l, "NOT APPLIED") || strings.Contains(l, "PARTLY APPLIED") {
 			out = append(out, l)
 		}
 	}
