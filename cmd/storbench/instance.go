@@ -234,7 +234,10 @@ func instanceListCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", st.Name, st.Engine, runState(s.PID), st.Port,
 					memoryLimit(st), orDash(cacheSize(st)), orDash(st.CPUs), st.Path)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return listStudyInstances(c, reg)
 		},
 	}
 }
@@ -249,6 +252,41 @@ func memoryLimit(st *instance.State) string {
 		return instance.FormatSize(st.MemoryBytes) + " (not applied)"
 	}
 	return instance.FormatSize(st.MemoryBytes)
+}
+
+// listStudyInstances lists the instances of the studies whose registries are linked
+// into reg (a study keeps its own under its results store), with their study.
+func listStudyInstances(c *cobra.Command, reg instance.Registry) error {
+	linked, err := reg.Linked()
+	if err != nil {
+		return err
+	}
+	var rows []string
+	for _, l := range linked {
+		all, err := l.Registry.List()
+		if err != nil {
+			return err
+		}
+		for _, st := range all {
+			s, err := l.Registry.Status(st.Name)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Name, l.Owner, st.Engine, runState(s.PID), st.Port,
+				memoryLimit(st), st.Path, filepath.Dir(l.Dir)))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	out := c.OutOrStdout()
+	fmt.Fprintln(out, "\ninstances of studies (storbench study clean RESULTS removes them):")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTUDY\tENGINE\tSTATE\tPORT\tMEMORY\tPATH\tRESULTS")
+	for _, r := range rows {
+		fmt.Fprint(tw, r)
+	}
+	return tw.Flush()
 }
 
 // cacheSize is the engine's cache setting that --memory sized.

@@ -60,6 +60,9 @@ func studyPlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := study.CheckMachine(s); err != nil {
+				return err
+			}
 			return study.WritePlan(c.OutOrStdout(), s, study.Plan(s))
 		},
 	}
@@ -85,10 +88,11 @@ same file again resumes after the last stored step, unless --restart.`,
 			if err != nil {
 				return err
 			}
-			if results == "" {
-				results = filepath.Join("results", s.Name)
+			dir, err := study.ResultsDir(s, results)
+			if err != nil {
+				return err
 			}
-			return runStudy(c, s, file, results, restart)
+			return runStudy(c, s, file, dir, restart)
 		},
 	}
 	c.Flags().StringVar(&results, "results", "", "results store directory (default results/NAME)")

@@ -3,8 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A broken study file is refused with its file and line, before anything runs.
@@ -118,5 +123,81 @@ func TestQuickSQLite(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(other, "sqlite", "mine.db")); err != nil || string(b) != "x" {
 		t.Errorf("a file quick did not make was touched: %v", err)
+	}
+}
+
+// The README's own way: `storbench study run examples/FILE.yaml` from the checkout,
+// with the default results store, relative to the working directory. A study
+// interrupted leaves its instance, which instance list shows with its study; the
+// next run picks it up and finishes, and its instances are gone from the list; its
+// backup-restore step says its backups shared the data's filesystem.
+func TestStudyRunRelativeResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs a study on PostgreSQL")
+	}
+	binary(t) // built from this package's directory, before the test leaves it
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	dir := diskTempDir(t, "study-relative-")
+	t.Chdir(dir)
+	must(t, os.Mkdir("examples", 0o755))
+	must(t, os.WriteFile(filepath.Join("examples", "tiny.yaml"), []byte(`name: tiny
+targets:
+  - name: a
+    path: `+filepath.Join(dir, "pg")+`
+workload:
+  warehouses: 1
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: [1, 2]
+    ramp: 1s
+    duration: 3s
+  - kind: backup-restore
+    cycles: 1
+`), 0o644))
+	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "step 2/3") }, time.Minute,
+		"study", "run", "examples/tiny.yaml")
+	if s.code == 0 || !strings.Contains(s.stderr, "study interrupted at step 2/3") {
+		t.Fatalf("interrupted study: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	code, out, errOut := runBinary(t, "instance", "list")
+	if code != 0 || !regexp.MustCompile(`(?m)^a-[0-9a-f]{8}\s+tiny\s+postgres\s+stopped\s.*`+regexp.QuoteMeta(filepath.Join(dir, "pg"))+`\s+`+
+		regexp.QuoteMeta(filepath.Join(dir, "results", "tiny"))+`$`).MatchString(out) {
+		t.Errorf("instance list does not show the study's instance with its study: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.HasPrefix(out, "NAME  ENGINE  STATE  PORT  MEMORY  CPUS  PATH\n\ninstances of studies") {
+		t.Errorf("instance list changed its table of plain instances:\n%s", out)
+	}
+	code, out, errOut = runBinary(t, "study", "run", "examples/tiny.yaml")
+	if code != 0 || !strings.Contains(out, "resuming: 1 of 3 steps") || !strings.Contains(out, "results: "+filepath.Join(dir, "results", "tiny")) {
+		t.Fatalf("resumed study: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runBinary(t, "results", "list", "results/tiny"); code != 0 || !strings.Contains(out, "3 of 3 steps stored") {
+		t.Errorf("results list: exit %d\n%s", code, out)
+	}
+	// The backups went to the results store, beside the data.
+	if code, out, _ := runBinary(t, "results", "show", "results/tiny", "3"); code != 0 || !strings.Contains(out, "backup on the same filesystem as the data (") {
+		t.Errorf("the backup-restore step does not say its backups shared the data's filesystem: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runBinary(t, "instance", "list"); code != 0 || strings.Contains(out, "tiny") {
+		t.Errorf("the finished study's instances are still listed: exit %d\n%s", code, out)
+	}
+}
+
+// study plan refuses what study run could not do on this machine, in one line: a
+// target whose parent directory is missing (a disk not mounted), CPUs it does not have.
+func TestStudyPlanChecksTheMachine(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	for _, c := range []struct{ target, want string }{
+		{"    path: " + filepath.Join(dir, "not-mounted", "pg") + "\n", filepath.Join(dir, "not-mounted") + " does not exist"},
+		{"    path: " + filepath.Join(dir, "pg") + "\n    cpus: 0-" + strconv.Itoa(runtime.NumCPU()) + "\n", "not online; this machine's CPUs are"},
+	} {
+		must(t, os.WriteFile(f, []byte("name: m\ntargets:\n  - name: a\n"+c.target+
+			"workload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
+		code, out, errOut := storbench(t, "study", "plan", f)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("study plan: exit %d, stderr %q, want 2 and one line with %q\n%s", code, errOut, c.want, out)
+		}
 	}
 }

@@ -62,9 +62,24 @@ func claimable(dir string) (exists bool, err error) {
 	case err != nil:
 		return false, fmt.Errorf("%w: %s is not a readable directory: %v", engine.ErrInput, dir, err)
 	case len(entries) > 0:
+		// One that storbench prepared is another instance's, maybe a study's.
+		if m, err := readMarker(dir); err == nil && m.Instance != "" {
+			return false, fmt.Errorf("%w: %s holds instance %s (storbench instance list shows it, with its study if a study made it): destroy that instance, or name an empty or new directory", engine.ErrInput, dir, m.Instance)
+		}
 		return false, fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", engine.ErrInput, dir)
 	}
 	return true, nil
+}
+
+// CheckDir refuses a directory an instance could not be created in (as Create
+// would), unless an instance holds it already (a study resumed on its own): so a
+// plan is refused for what its run would be.
+func CheckDir(dir string) error {
+	if Claimed(dir) {
+		return nil
+	}
+	_, err := claimable(dir)
+	return err
 }
 
 // claim checks that dir may hold an instance (claimable) and marks it, creating it

@@ -143,3 +143,16 @@ func TestReleaseKeepsWhatStorbenchDidNotMake(t *testing.T) {
 		t.Errorf("RemoveBackup left %s", bk)
 	}
 }
+
+// A directory that holds another instance's data is refused naming that instance,
+// not as a directory storbench did not create.
+func TestClaimNamesTheInstanceHoldingTheDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pg")
+	if _, _, err := claim(dir, "a-0badcafe"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := claim(dir, "b")
+	if err == nil || !strings.Contains(err.Error(), "holds instance a-0badcafe") || strings.Contains(err.Error(), "did not create it") {
+		t.Errorf("claim of another instance's directory: %v", err)
+	}
+}

@@ -2,8 +2,11 @@ package study
 
 import (
 	"bufio"
+	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,4 +95,31 @@ func targetPlacements(t Target) ([]metrics.Placement, []string) {
 		}
 	}
 	return ps, models
+}
+
+// sameFilesystem says, when a backup directory is on the same filesystem as the
+// data, which one ("" when not, or when either cannot be found): a backup-restore
+// cycle then reads and writes one disk, which its figures alone do not show. Paths
+// not made yet are placed by their nearest existing parent.
+func sameFilesystem(data, backup string) string {
+	data, backup = existingParent(data), existingParent(backup)
+	var d, b unix.Stat_t
+	if unix.Stat(data, &d) != nil || unix.Stat(backup, &b) != nil || d.Dev != b.Dev {
+		return ""
+	}
+	fs := "device " + strconv.FormatUint(d.Dev, 10)
+	if p, err := metrics.NewResolver().Resolve(backup, "backup"); err == nil && p.Source != "" {
+		fs = p.Source
+	}
+	return fmt.Sprintf("backup on the same filesystem as the data (%s): a restore measures one disk", fs)
+}
+
+// existingParent is path, or its nearest parent that exists.
+func existingParent(path string) string {
+	for {
+		if _, err := os.Stat(path); err == nil || filepath.Dir(path) == path {
+			return path
+		}
+		path = filepath.Dir(path)
+	}
 }

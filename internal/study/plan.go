@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,8 +266,31 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 			describeStep(st), roughDuration(st.Estimate))
 	}
 	fmt.Fprintf(b, "estimated total: ~%s (builds ~%s, steps ~%s)\n", roughDuration(builds+total), roughDuration(builds), roughDuration(total))
+	writePlanNotes(b, s, steps)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writePlanNotes says what the steps measure that their figures alone do not: a
+// backup-restore cycle backs up into the results store (by default results/NAME),
+// which may be on the data's own disk.
+func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
+	results, err := ResultsDir(s, "")
+	if err != nil {
+		return
+	}
+	var notes []string
+	for _, t := range s.Targets {
+		if !slices.ContainsFunc(steps, func(st Step) bool { return st.Target == t.Name && st.Kind == BackupRestore }) {
+			continue
+		}
+		if note := sameFilesystem(t.Path, filepath.Join(results, "scratch")); note != "" {
+			notes = append(notes, fmt.Sprintf("  %s: %s (backups go to the results store, %s by default: give study run --results on another disk)", t.Name, note, results))
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("notes:\n" + strings.Join(notes, "\n") + "\n")
+	}
 }
 
 func describeTarget(t Target) string {

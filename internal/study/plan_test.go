@@ -2,11 +2,14 @@ package study
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func loadEveryKind(t *testing.T) *Study {
@@ -214,5 +217,72 @@ func TestPlanRoughDuration(t *testing.T) {
 		if got := roughDuration(d); got != want {
 			t.Errorf("roughDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// A study's "to go" counts the builds of the targets it has not prepared yet, as the
+// plan's total does.
+func TestRemainingCountsBuilds(t *testing.T) {
+	s := loadEveryKind(t)
+	r := &runner{study: s, steps: Plan(s), targets: map[string]*target{}}
+	var steps time.Duration
+	for _, st := range r.steps {
+		steps += st.Estimate
+	}
+	if got, want := r.remainingFrom(0), steps+3*BuildEstimate(10); got != want {
+		t.Errorf("before any target is prepared: %v to go, want %v (steps %v and 3 builds)", got, want, steps)
+	}
+	r.targets["sata"] = &target{}
+	if got, want := r.remainingFrom(0), steps+2*BuildEstimate(10); got != want {
+		t.Errorf("with sata prepared: %v to go, want %v", got, want)
+	}
+	last := len(r.steps) - 1
+	if got, want := r.remainingFrom(last), r.steps[last].Estimate+BuildEstimate(10); r.steps[last].Target != "ext" || got != want {
+		t.Errorf("last step (%s): %v to go, want %v", r.steps[last].ID, got, want)
+	}
+}
+
+// The plan says when backup-restore backs up onto the data's own filesystem (the
+// results store's default place, beside the checkout): the cycle then measures one
+// disk reading and writing at once.
+func TestWritePlanBackupOnDataFilesystem(t *testing.T) {
+	withMemTotal(t, 64<<30)
+	local, err := os.MkdirTemp(".", "plan-same-fs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(local) })
+	local, _ = filepath.Abs(local)
+	plan := func(path string) string {
+		s, err := Parse("fs.yaml", []byte(`name: fs
+targets:
+  - name: a
+    path: `+path+`
+workload:
+  warehouses: 1
+experiments:
+  - kind: backup-restore
+    cycles: 1
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := WritePlan(&b, s, Plan(s)); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	out := plan(filepath.Join(local, "pg"))
+	if !strings.Contains(out, "notes:\n  a: backup on the same filesystem as the data (") ||
+		!strings.Contains(out, "a restore measures one disk (backups go to the results store, "+filepath.Join(filepath.Dir(local), "results", "fs")) {
+		t.Errorf("the plan does not say the backups share the data's filesystem:\n%s", out)
+	}
+	var here, shm unix.Stat_t
+	if unix.Stat(".", &here) != nil || unix.Stat("/dev/shm", &shm) != nil || here.Dev == shm.Dev {
+		t.Skip("no other filesystem than the checkout's to compare with")
+	}
+	if out := plan("/dev/shm/storbench-plan-test"); strings.Contains(out, "same filesystem") {
+		t.Errorf("a note for data on another filesystem than the backups':\n%s", out)
 	}
 }

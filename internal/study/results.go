@@ -81,6 +81,11 @@ func WriteList(out io.Writer, s *Store) error {
 	for i := range fails {
 		failed[fails[i].Step.ID] = &fails[i]
 	}
+	interrupted := map[string]*StepResult{}
+	cut := s.Interrupted()
+	for i := range cut {
+		interrupted[cut[i].Step.ID] = &cut[i]
+	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "step\tid\tstatus\tfigures\n")
 	for _, p := range plan {
@@ -89,6 +94,8 @@ func WriteList(out io.Writer, s *Store) error {
 			status, figures = "stored "+r.Ended.Format("15:04:05"), headline(r)
 		} else if r, ok := failed[p.ID]; ok {
 			status, figures = "FAILED "+r.Ended.Format("15:04:05"), r.Error
+		} else if r, ok := interrupted[p.ID]; ok {
+			status, figures = "interrupted "+r.Ended.Format("15:04:05"), "partial: "+headline(r)
 		}
 		fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", p.Seq, len(plan), p.ID, status, figures)
 	}
@@ -98,6 +105,9 @@ func WriteList(out io.Writer, s *Store) error {
 	fmt.Fprintf(out, "%d of %d steps stored in %s", len(steps), len(plan), s.Dir)
 	if n := len(failed); n > 0 {
 		fmt.Fprintf(out, "; %d failed (run the study again to retry them)", n)
+	}
+	if n := len(interrupted); n > 0 {
+		fmt.Fprintf(out, "; %d interrupted, kept apart (run the study again to run them whole)", n)
 	}
 	fmt.Fprintln(out)
 	return nil

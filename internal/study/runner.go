@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -151,11 +152,23 @@ func (r *runner) interrupted(step Step, cause error) error {
 		step.Seq, len(r.steps), step.ID, r.store.Dir, r.store.Dir), cause)
 }
 
-// remainingFrom is the estimated time of the steps from index i on.
+// remainingFrom is the estimated time of the steps from index i on, with the
+// builds of the targets they need that are not prepared yet.
 func (r *runner) remainingFrom(i int) time.Duration {
 	var d time.Duration
+	counted := map[string]bool{}
 	for _, s := range r.steps[i:] {
 		d += s.Estimate
+		names := s.Targets
+		if len(names) == 0 {
+			names = []string{s.Target}
+		}
+		for _, name := range names {
+			if _, prepared := r.targets[name]; !prepared && !counted[name] {
+				counted[name] = true
+				d += BuildEstimate(r.study.Workload.Warehouses)
+			}
+		}
 	}
 	return d
 }
@@ -186,11 +199,8 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	if err := t.ready(ctx, variantOf(t, step), r.study.Workload.Restore != "never"); err != nil {
 		return err
 	}
-	if t.spec.Kind != "external" {
-		if missing := t.unapplied(); len(missing) > 0 && (step.Memory > 0 || step.CPUs != "") {
-			return fmt.Errorf("%w: a %s step needs its limits applied (cgroups, as root): %s", engine.ErrInput, step.Kind, strings.Join(missing, "; "))
-		}
-		res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
+	if err := r.limitsApplied(t, res); err != nil {
+		return err
 	}
 	if step.WithReplica {
 		if err := t.startReplica(ctx); err != nil {
@@ -263,6 +273,26 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	return nil
 }
 
+// limitsApplied notes the limits a managed instance runs with, and fails the step
+// when one could not be applied, unless the study allows it: the step would then
+// measure another machine than the study file says.
+func (r *runner) limitsApplied(t *target, res *StepResult) error {
+	if t.spec.Kind == "external" {
+		return nil
+	}
+	res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
+	missing := t.unapplied()
+	if len(missing) == 0 {
+		return nil
+	}
+	if !r.study.AllowUnappliedLimits {
+		return fmt.Errorf("%w: target %s: %s (run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without them)",
+			engine.ErrInput, t.spec.Name, strings.Join(missing, "; "))
+	}
+	res.Notes = append(res.Notes, "LIMITS NOT APPLIED, allowed by allow_unapplied_limits: "+strings.Join(missing, "; "))
+	return nil
+}
+
 // metricsConfig samples the target's directories (managed) or its host's
 // node_exporter (external, when given), and the database.
 func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.Target) metrics.Config {
@@ -315,11 +345,17 @@ func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *S
 	if err := t.ready(ctx, variantOf(t, Step{}), r.study.Workload.Restore != "never"); err != nil {
 		return err
 	}
+	if err := r.limitsApplied(t, res); err != nil {
+		return err
+	}
 	how, err := instance.ParseBackupMethod(step.Method, max(1, runtime.NumCPU()))
 	if err != nil {
 		return err
 	}
 	dir := r.store.ScratchDir(fmt.Sprintf("%s-cycle-%d", t.name, step.Cycle))
+	if note := sameFilesystem(t.spec.Path, dir); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	defer func() {
 		if err := instance.RemoveBackup(dir, t.name); err != nil {
 			res.Notes = append(res.Notes, "removing the cycle's backup: "+err.Error())
@@ -392,6 +428,9 @@ func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
 		}
 		destroyed = append(destroyed, st.Name)
 	}
+	if len(errs) == 0 {
+		errs = append(errs, s.unlinkRegistry())
+	}
 	return destroyed, errors.Join(errs...)
 }
 
@@ -400,7 +439,11 @@ func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
 // base images stay, and running the study again creates its instances anew. It
 // returns the names of the instances destroyed.
 func Clean(ctx context.Context, dir string) ([]string, error) {
-	store, err := ReadStore(dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", engine.ErrInput, dir, err)
+	}
+	store, err := ReadStore(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -449,9 +492,13 @@ func (r *runner) target(ctx context.Context, name string) (*target, error) {
 	return t, r.store.writeJSON("environment.json", r.env)
 }
 
-// preflight finds what would fail hours into a study before anything runs: fio
-// missing for storage profiles, an external target's password variable unset.
+// preflight finds what would fail hours into a study before anything runs: what
+// the machine cannot give (CheckMachine), fio missing for storage profiles, an
+// external target's password variable unset.
 func preflight(s *Study, steps []Step) error {
+	if err := CheckMachine(s); err != nil {
+		return err
+	}
 	for _, st := range steps {
 		if st.Kind == StorageProfiles {
 			if _, err := fio.FindFio(); err != nil {

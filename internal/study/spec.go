@@ -27,6 +27,11 @@ type Study struct {
 	// steps failed without trying again). Failed steps are stored apart and run again
 	// when the study is resumed.
 	OnFailure string `yaml:"on_failure"`
+	// AllowUnappliedLimits lets a step run on a managed instance whose memory or
+	// CPU limit could not be applied at run time (no cgroup controller, not root),
+	// said in the notes of every such step; without it such a step fails, as it
+	// would measure something else than the study says.
+	AllowUnappliedLimits bool `yaml:"allow_unapplied_limits"`
 }
 
 // What a failed step does to the study.

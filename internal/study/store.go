@@ -36,6 +36,8 @@ import (
 type Store struct {
 	Dir  string
 	lock *os.File // held while a study runs into the store
+	// study is the name of the study running into the store (OpenStore).
+	study string
 }
 
 // storeMarker marks a directory as a study's results store: --restart only ever
@@ -83,7 +85,13 @@ type Transfer struct {
 // exists must be a store of the same study file (or empty): results never mix, and a
 // study file changed since is refused unless restart, which clears the stored steps.
 func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) {
-	st := &Store{Dir: dir}
+	// Every path the study hands on (base images, backups, the registry) is made
+	// from the store's: absolute once here, whatever directory storbench runs in.
+	dir, err := ResultsDir(s, dir)
+	if err != nil {
+		return nil, err
+	}
+	st := &Store{Dir: dir, study: s.Name}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case os.IsNotExist(err):
@@ -129,6 +137,19 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 		return nil, err
 	}
 	return st, nil
+}
+
+// ResultsDir is the absolute directory of a study's results store: dir, or
+// results/NAME when dir is empty, from the working directory.
+func ResultsDir(s *Study, dir string) (string, error) {
+	if dir == "" {
+		dir = filepath.Join("results", s.Name)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: results directory %s: %v", engine.ErrInput, dir, err)
+	}
+	return abs, nil
 }
 
 // Lock takes the store for this process: a study run, or its cleaning, while no
@@ -197,6 +218,25 @@ func (s *Store) writeJSON(name string, v any) error {
 // the user's.
 func (s *Store) Registry() instance.Registry { return instance.Registry{Dir: s.path("instances")} }
 
+// linkRegistry links the study's registry into the default one while it holds
+// instances, so that storbench instance list shows them with their study.
+func (s *Store) linkRegistry() error {
+	home, err := instance.DefaultRegistry()
+	if err != nil {
+		return err
+	}
+	return home.Link(s.Registry(), s.study)
+}
+
+// unlinkRegistry removes the link once the study's instances are all destroyed.
+func (s *Store) unlinkRegistry() error {
+	home, err := instance.DefaultRegistry()
+	if err != nil {
+		return nil // then nothing was linked either
+	}
+	return home.Unlink(s.Registry())
+}
+
 // BaseDir is where a managed target's base image lives.
 func (s *Store) BaseDir(target string) string { return s.path("base", target) }
 
@@ -228,19 +268,35 @@ func failedFile(seq int) string { return strings.TrimSuffix(stepFile(seq), ".jso
 // finished steps: a resumed study runs it again.
 func (s *Store) SaveFailed(r *StepResult) error { return s.writeJSON(failedFile(r.Step.Seq), r) }
 
-var failedName = regexp.MustCompile(`^\d{4}-failed\.json$`)
+var (
+	failedName      = regexp.MustCompile(`^\d{4}-failed\.json$`)
+	interruptedName = regexp.MustCompile(`^\d{4}-interrupted\.json$`)
+)
 
 // Failed reads the failed steps that have not succeeded since, in plan order. A
 // file that does not read is skipped: it only ever adds to a report.
 func (s *Store) Failed() []StepResult {
+	return s.keptApart(failedName, func(r *StepResult) bool { return r.Error != "" })
+}
+
+// Interrupted reads what the interrupted steps measured before the interruption,
+// in plan order; a step stored since is left out.
+func (s *Store) Interrupted() []StepResult {
+	done, _ := s.Done()
+	return s.keptApart(interruptedName, func(r *StepResult) bool { return r.Run != nil && !done[r.Step.ID] })
+}
+
+// keptApart reads the step files kept apart from the finished steps whose names
+// match name, and that keep says to keep.
+func (s *Store) keptApart(name *regexp.Regexp, keep func(*StepResult) bool) []StepResult {
 	entries, _ := os.ReadDir(s.path("steps"))
 	var out []StepResult
 	for _, e := range entries {
-		if !failedName.MatchString(e.Name()) {
+		if !name.MatchString(e.Name()) {
 			continue
 		}
 		var r StepResult
-		if b, err := os.ReadFile(s.path("steps", e.Name())); err == nil && json.Unmarshal(b, &r) == nil && r.Error != "" {
+		if b, err := os.ReadFile(s.path("steps", e.Name())); err == nil && json.Unmarshal(b, &r) == nil && keep(&r) {
 			out = append(out, r)
 		}
 	}

@@ -143,6 +143,9 @@ func (t *target) create(ctx context.Context, v variant) error {
 	if err != nil {
 		return err
 	}
+	if err := t.store.linkRegistry(); err != nil {
+		fmt.Fprintf(t.log, "target %s: storbench instance list will not show the study's instances: %v\n", t.spec.Name, err)
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(t.log, "target %s: warning: %s\n", t.spec.Name, w)
 	}
@@ -333,7 +336,7 @@ func (t *target) ready(ctx context.Context, v variant, restore bool) error {
 func (t *target) unapplied() []string {
 	var out []string
 	for _, l := range t.limits {
-		if strings.Contains(l, "NOT APPLIED") {
+		if strings.Contains(l, "NOT APPLIED") || strings.Contains(l, "PARTLY APPLIED") {
 			out = append(out, l)
 		}
 	}

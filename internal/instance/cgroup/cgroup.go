@@ -285,17 +285,8 @@ func checkLimits(l Limits) error {
 		return fmt.Errorf("cgroup: memory limit %d bytes: want 0 (no limit) or at least %d (1 MiB)", l.MemoryBytes, minMemoryBytes)
 	}
 	if l.CPUs != "" {
-		cpus, err := parseCPUList(l.CPUs)
-		if err != nil {
-			return fmt.Errorf("cgroup: cpuset %q: %w", l.CPUs, err)
-		}
-		online, err := readCPUList(filepath.Join(sysRoot, "devices/system/cpu/online"))
-		if err != nil {
-			return fmt.Errorf("cgroup: cpuset %q: %w", l.CPUs, err)
-		}
-		if bad := missing(cpus, online); len(bad) > 0 {
-			return fmt.Errorf("cgroup: cpuset %q: %s %s not online; this machine's CPUs are %s",
-				l.CPUs, cpuWord(bad), formatCPUList(bad), formatCPUList(online))
+		if err := CheckCPUs(l.CPUs); err != nil {
+			return fmt.Errorf("cgroup: %w", err)
 		}
 	}
 	seen := map[string]bool{}
@@ -327,6 +318,24 @@ func checkDevice(dev string) error {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
 		return fmt.Errorf("cgroup: IO device %s is a partition; throttle its whole disk (the device in %s)", dev, filepath.Join(dir, ".."))
+	}
+	return nil
+}
+
+// CheckCPUs refuses a CPU list that is not one, or names CPUs this machine does not
+// have online: neither a cpuset nor sched_setaffinity could then apply it.
+func CheckCPUs(list string) error {
+	cpus, err := parseCPUList(list)
+	if err != nil {
+		return fmt.Errorf("cpuset %q: %w", list, err)
+	}
+	online, err := readCPUList(filepath.Join(sysRoot, "devices/system/cpu/online"))
+	if err != nil {
+		return fmt.Errorf("cpuset %q: %w", list, err)
+	}
+	if bad := missing(cpus, online); len(bad) > 0 {
+		return fmt.Errorf("cpuset %q: %s %s not online; this machine's CPUs are %s",
+			list, cpuWord(bad), formatCPUList(bad), formatCPUList(online))
 	}
 	return nil
 }

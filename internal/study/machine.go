@@ -1,0 +1,56 @@
+package study
+
+import (
+	"fmt"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/instance/cgroup"
+)
+
+// CheckMachine refuses what a study file asks that this machine cannot give, before
+// anything runs (the file itself was checked by Load or Parse, memory against the
+// machine's included): a managed target's directory that cannot be made (its parent
+// missing, a mount point not mounted) and CPU sets naming CPUs it does not have,
+// which would otherwise run unpinned and measure something else than they claim.
+func CheckMachine(s *Study) error {
+	for _, t := range s.Targets {
+		if t.Kind != "managed" {
+			continue
+		}
+		dirs := []struct{ key, dir string }{{"path", t.Path}, {"wal_path", t.WALPath}}
+		if t.Replica != nil {
+			dirs = append(dirs, struct{ key, dir string }{"replica.path", t.Replica.Path})
+		}
+		for _, d := range dirs {
+			if d.dir == "" {
+				continue
+			}
+			if err := instance.CheckDir(d.dir); err != nil {
+				return fmt.Errorf("target %s: %s: %w", t.Name, d.key, err)
+			}
+		}
+		if err := checkCPUs(fmt.Sprintf("target %s", t.Name), t.CPUs); err != nil {
+			return err
+		}
+	}
+	for i := range s.Experiments {
+		e := &s.Experiments[i]
+		for _, set := range append(append([]string{}, e.CPUs...), e.InstanceCPUs...) {
+			if err := checkCPUs(label(e), set); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkCPUs(what, set string) error {
+	if set == "" {
+		return nil
+	}
+	if err := cgroup.CheckCPUs(set); err != nil {
+		return fmt.Errorf("%w: %s: cpus: %v (give CPUs this machine has)", engine.ErrInput, what, err)
+	}
+	return nil
+}
