@@ -164,7 +164,7 @@ func TestBadInputMatrix(t *testing.T) {
 			want: "fio is not installed", fix: "apt-get install fio", state: dirState(fioTarget)},
 		{name: "PostgreSQL binaries missing", args: args("instance", "create", "--path", newPath("no-binaries")),
 			env:  map[string]string{"STORBENCH_PG_BINDIR": filepath.Join(tmp, "nowhere")},
-			want: "PostgreSQL server binaries not found", fix: "point it at PostgreSQL's server binaries", state: dirState(tmp)},
+			want: "has no initdb", fix: "point it at PostgreSQL's server binaries", state: dirState(tmp)},
 		{name: "port in use", args: args("instance", "create", "--path", newPath("busy-port"), "--port", strconv.Itoa(busyPort)),
 			want: "--port " + strconv.Itoa(busyPort) + " is in use", fix: "choose another", state: dirState(tmp)},
 		{name: "target empty (accepted: control)", server: true, control: true, args: args("instance", "create", "--path", emptyPath, "--name", "badinput-ok")},

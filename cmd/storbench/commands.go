@@ -16,6 +16,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/tpcc"
 )
 
 func dsnFlag(c *cobra.Command, dsn *string) {
@@ -81,8 +82,8 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			if sum.Schema.Settle {
 				finish = "VACUUM and CHECKPOINT"
 			}
-			fmt.Fprintf(c.OutOrStdout(), "built %d warehouses (schema %s, seed %d, C-Load %d): %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, %s in %.1fs, total %.1fs\n",
-				sum.Warehouses, sum.Schema.Name, sum.Seed, sum.CLoad, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, finish, sum.IndexTime.Seconds(), sum.Total.Seconds())
+			fmt.Fprintf(c.OutOrStdout(), "built %s (schema %s, seed %d, C-Load %d): %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, %s in %.1fs, total %.1fs\n",
+				tpcc.Count(sum.Warehouses, "warehouse"), sum.Schema.Name, sum.Seed, sum.CLoad, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, finish, sum.IndexTime.Seconds(), sum.Total.Seconds())
 			for _, n := range sum.Notes {
 				fmt.Fprintln(c.OutOrStdout(), "note:", n)
 			}
@@ -135,8 +136,12 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return err
 			}
 			defer lease.Release()
-			// Before the metrics files: a run the server cannot hold leaves nothing behind.
+			// Before the metrics files: a run the server cannot hold, or in a mode the
+			// engine has not, leaves nothing behind (Run resolves the mode again).
 			if err := driver.CheckConnections(c.Context(), db, cfg.Users); err != nil {
+				return err
+			}
+			if _, err := engine.ResolveMode(db, cfg.Mode); err != nil {
 				return err
 			}
 			var mon *metrics.Monitor
@@ -203,7 +208,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
 	c.Flags().BoolVar(&cfg.Keying, "keying", false, "keying and think times of the spec (5.2.5); off as in HammerDB")
 	c.Flags().StringVar(&cfg.Inputs, "inputs", driver.DefaultInputs, "where the transaction inputs come from: spec (TPC-C's) or hammerdb (HammerDB 4.12's: uniform customer and item ids, random home warehouses and Stock-Level districts, its think times; the result adds the NOPM HammerDB would show)")
-	c.Flags().StringVar(&mode, "mode", string(engine.Procedures), "procedures (one stored-procedure call per transaction) or sql (client-side statements)")
+	c.Flags().StringVar(&mode, "mode", string(engine.Best), "procedures (one stored-procedure call per transaction) or sql (client-side statements); default: the engine's best, procedures where it has them, sql otherwise (the result records the mode run)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
 	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
 	c.Flags().IntVar(&cfg.MaxRetries, "retries", 5, "times a transaction is retried after a serialization failure or deadlock")

@@ -15,8 +15,9 @@ import (
 // one (testdata/hammerdb_412_pg.sql: no storbench build record or functions, HammerDB's
 // types and procedures, committed unused-item orders with NULL amounts). In sql mode the
 // run works in both input modes without errors, says the database is HammerDB's and
-// takes its C-Load, 123; the procedures mode, which would need storbench's functions,
-// is refused with one line naming --mode sql; and the run adds nothing to the database.
+// takes its C-Load, 123; without --mode it takes sql there and says so; --mode
+// procedures, which would need storbench's functions, is refused with one line naming
+// --mode sql; and the run adds nothing to the database.
 func TestRunOnHammerDBBuild(t *testing.T) {
 	t.Setenv("STORBENCH_HOME", t.TempDir())
 	srv := pgtest.Start(t)
@@ -37,9 +38,11 @@ func TestRunOnHammerDBBuild(t *testing.T) {
 	var relations, procs int
 	must(t, conn.QueryRow(ctx, objectsSQL).Scan(&relations, &procs))
 
-	for _, inputs := range []string{"hammerdb", "spec"} {
+	// hammerdb inputs with no --mode (the engine's best, sql on this database), spec
+	// inputs with --mode sql.
+	for inputs, mode := range map[string][]string{"hammerdb": nil, "spec": {"--mode", "sql"}} {
 		jsonPath := filepath.Join(t.TempDir(), "result.json")
-		args := []string{"run", "--dsn", dsn, "--users", "2", "--mode", "sql", "--inputs", inputs, "--ramp", "0s", "--duration", "3s", "--no-metrics", "--json", jsonPath}
+		args := append([]string{"run", "--dsn", dsn, "--users", "2", "--inputs", inputs, "--ramp", "0s", "--duration", "3s", "--no-metrics", "--json", jsonPath}, mode...)
 		code, out, errOut := storbench(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
@@ -48,6 +51,7 @@ func TestRunOnHammerDBBuild(t *testing.T) {
 		must(t, err)
 		var res struct {
 			Config struct {
+				Mode    string `json:"mode"`
 				BuiltBy string `json:"built_by"`
 				Schema  string `json:"schema"`
 				CLoad   int    `json:"c_load"`
@@ -67,6 +71,9 @@ func TestRunOnHammerDBBuild(t *testing.T) {
 		if !strings.Contains(out, "built by HammerDB") || !strings.Contains(strings.Join(res.Notes, "\n"), "C-Load 123") {
 			t.Errorf("%s: the run does not say the database is HammerDB's and its C-Load:\n%s\nnotes %q", inputs, out, res.Notes)
 		}
+		if noted := strings.Contains(strings.Join(res.Notes, "\n"), "mode sql: the database was built by HammerDB"); c.Mode != "sql" || noted != (mode == nil) {
+			t.Errorf("%s, %v: mode %q, notes %q; want sql, and a note saying why when no --mode was given", inputs, mode, c.Mode, res.Notes)
+		}
 		for name, tx := range res.Transactions {
 			if tx.Errors != 0 || tx.Count == 0 {
 				t.Errorf("%s: %s: %d done, %d errors; want some and none failed\n%s", inputs, name, tx.Count, tx.Errors, out)
@@ -74,7 +81,7 @@ func TestRunOnHammerDBBuild(t *testing.T) {
 		}
 	}
 
-	code, out, errOut := storbench(t, "run", "--dsn", dsn, "--users", "1", "--ramp", "0s", "--duration", "2s", "--no-metrics")
+	code, out, errOut := storbench(t, "run", "--dsn", dsn, "--mode", "procedures", "--users", "1", "--ramp", "0s", "--duration", "2s", "--no-metrics")
 	if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "--mode sql") {
 		t.Errorf("procedures mode on HammerDB's database: exit %d, want 2 and one line naming --mode sql\n%s%s", code, out, errOut)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/pgserver"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
@@ -227,6 +230,63 @@ func freshQuickDir(dir string) error {
 	return nil
 }
 
+// quickProfile is the storage profile quick runs when fio is installed: a step of
+// its study on PostgreSQL; on SQLite, beside the study (which tests only the
+// directories of the servers it manages).
+type quickProfile struct {
+	Name, Size string
+	Runtime    time.Duration
+}
+
+var theQuickProfile = quickProfile{Name: "hcibench-4k-70r", Size: "64MB", Runtime: 3 * time.Second}
+
+// runQuickProfile runs quick's storage profile in dir and writes its result to
+// jsonPath, for the report.
+func runQuickProfile(c *cobra.Command, dir, jsonPath string) error {
+	profiles, err := fio.Lookup([]string{theQuickProfile.Name}, false)
+	if err != nil {
+		return err
+	}
+	size, err := instance.ParseSize(theQuickProfile.Size)
+	if err != nil {
+		return err
+	}
+	results, err := fio.Run(c.Context(), profiles, fio.Options{Dir: dir, Size: size, Runtime: theQuickProfile.Runtime,
+		Progress: func(profile string, done, of int, p *fio.Point) {
+			fmt.Fprintf(c.OutOrStdout(), "  %s %d/%d %s: %.0f IOPS, %.1f MB/s\n", profile, done, of, p.Name, p.IOPS, p.MBps)
+		}})
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, jsonPath, &fio.Runs{StorbenchVersion: version, Results: results})
+}
+
+// quickPath makes quick's --path absolute and creates it when its parent exists (as
+// instance create does: a missing parent is most often a disk not mounted), then says
+// which filesystem and disk it is on, before anything is measured there.
+func quickPath(c *cobra.Command, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+	}
+	if err := instance.CheckParent(abs); err != nil {
+		return "", fmt.Errorf("--path %s: %w", abs, err)
+	}
+	if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+	}
+	p, err := metrics.NewResolver().Resolve(abs, "path")
+	if err != nil {
+		return "", err
+	}
+	where := fmt.Sprintf("%s is on %s %s mounted at %s (disk: %s)", abs, p.FSType, p.Source, p.Mount, p.Chain)
+	if p.Note != "" {
+		where += "; " + p.Note
+	}
+	fmt.Fprintln(c.OutOrStdout(), where)
+	return abs, nil
+}
+
 //go:embed quick.yaml
 var quickStudy string
 
@@ -239,46 +299,70 @@ func quickCmd() *cobra.Command {
 		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
 		Long: `Run a small study on --path: a managed PostgreSQL with one warehouse, users 1, 2
 and 4, a short fio profile when fio is installed and one backup/restore cycle, then
-print where the results are and write PATH/report.html. Without PostgreSQL's server
-binaries the database is the embedded SQLite, a file in PATH/sqlite (users 1, 2, 4 in
-sql mode only).`,
+print where the results are and write PATH/report.html. PATH's parent must exist (a
+missing one is most often a disk not mounted); quick says which filesystem and disk
+PATH is on before measuring. Without PostgreSQL's server binaries the database is the
+embedded SQLite, a file in PATH/sqlite (users 1, 2, 4 in sql mode, its best), and the
+fio profile runs beside the study (PATH/storage.json); a STORBENCH_PG_BINDIR without
+them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			// Only PostgreSQL's absence falls back to SQLite; a STORBENCH_PG_BINDIR that
+			// does not work is the user's to fix.
 			_, pgErr := pgserver.BinDir()
-			abs, err := filepath.Abs(dir)
+			if pgErr != nil && !errors.Is(pgErr, pgserver.ErrNoBinaries) {
+				return pgErr
+			}
+			abs, err := quickPath(c, dir)
 			if err != nil {
-				return fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+				return err
 			}
 			_, fioErr := fio.FindFio()
 			var file bytes.Buffer
 			if err := quickTemplate.Execute(&file, struct {
 				Path        string
 				Fio, SQLite bool
-			}{abs, fioErr == nil, pgErr != nil}); err != nil {
+				Profile     quickProfile
+			}{abs, fioErr == nil, pgErr != nil, theQuickProfile}); err != nil {
 				return err
 			}
 			s, err := study.Parse("quick.yaml", file.Bytes())
 			if err != nil {
 				return err
 			}
+			profile := map[bool]string{true: ", fio profile " + theQuickProfile.Name, false: ", no fio installed: no storage profile"}[fioErr == nil]
 			if pgErr != nil {
 				// The embedded engine's file is made afresh in a directory of quick's own.
 				if err := freshQuickDir(filepath.Join(abs, "sqlite")); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: embedded SQLite (no PostgreSQL server binaries: %v)\n", abs, pgErr)
+				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: embedded SQLite (no PostgreSQL server binaries: %v)%s\n", abs, pgErr, profile)
 			} else {
-				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs,
-					map[bool]string{true: ", fio profile hcibench-4k-70r", false: ", no fio installed: no storage profile"}[fioErr == nil])
+				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs, profile)
 			}
 			// Each quick run measures afresh into the same store.
 			results := filepath.Join(abs, "results")
-			if err := runStudy(c, s, file.Bytes(), results, true); err != nil {
+			sources := []string{results}
+			err = runStudy(c, s, file.Bytes(), results, true)
+			if err == nil && pgErr != nil && fioErr == nil {
+				storage := filepath.Join(abs, "storage.json")
+				err = runQuickProfile(c, filepath.Join(abs, "sqlite"), storage)
+				sources = append(sources, storage)
+			}
+			if err != nil && c.Context().Err() != nil {
+				// The study's own message offers a resume quick does not do.
+				msg := fmt.Sprintf("quick interrupted: the steps measured so far are in %s; the next storbench quick starts afresh (it does not resume)", results)
+				if pgErr == nil {
+					msg += fmt.Sprintf(", and storbench study clean %s removes the PostgreSQL data it left in %s", results, filepath.Join(abs, "pg"))
+				}
+				return errors.New(msg)
+			}
+			if err != nil {
 				return err
 			}
-			return makeReport(c, []string{results}, report.Options{Version: version}, filepath.Join(abs, "report.html"))
+			return makeReport(c, sources, report.Options{Version: version}, filepath.Join(abs, "report.html"))
 		},
 	}
-	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test: the database goes to PATH/pg, results to PATH/results")
+	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test, made if its parent exists: the database goes to PATH/pg (SQLite: PATH/sqlite), results to PATH/results")
 	return c
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/fio"
 )
 
 // A broken study file is refused with its file and line, before anything runs.
@@ -92,33 +94,41 @@ func TestQuickAndResults(t *testing.T) {
 }
 
 // TestQuickSQLite: without PostgreSQL's server binaries quick runs on the embedded
-// SQLite, so the README's main command works on a machine with only Go.
+// SQLite, so the README's main command works on a machine with only Go, and still runs
+// the fio profile beside the study when fio is installed. It says which filesystem
+// and disk PATH is on before measuring.
 func TestQuickSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	t.Setenv("STORBENCH_PG_BINDIR", filepath.Join(t.TempDir(), "no-postgres-here"))
 	dir := diskTempDir(t, "quick-sqlite-test-")
-	code, out, errOut := storbench(t, "quick", "--path", dir)
-	if code != 0 || !strings.Contains(out, "embedded SQLite") {
-		t.Fatalf("quick: exit %d\n%s%s", code, out, errOut)
+	code, quick, errOut := storbenchWithoutPostgres(t, "quick", "--path", dir)
+	if code != 0 || !strings.Contains(quick, "embedded SQLite") {
+		t.Fatalf("quick: exit %d\n%s%s", code, quick, errOut)
 	}
-	code, out, _ = storbench(t, "results", "list", filepath.Join(dir, "results"))
+	if !strings.Contains(quick, dir+" is on ") || !strings.Contains(quick, "(disk: ") || !strings.Contains(quick, "building 1 warehouse\n") {
+		t.Errorf("quick does not say where PATH is, or miscounts its warehouse:\n%s", quick)
+	}
+	code, out, _ := storbench(t, "results", "list", filepath.Join(dir, "results"))
 	if code != 0 || !strings.Contains(out, "3 of 3 steps stored") {
 		t.Errorf("results list: exit %d\n%s", code, out)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
 		t.Errorf("no report: %v", err)
 	}
+	if _, ferr := fio.FindFio(); ferr == nil && !strings.Contains(string(html), `<section id="storage-profiles">`) {
+		t.Errorf("fio is installed, but quick on SQLite ran no storage profile:\n%s", quick)
+	}
 	// A second quick starts from a fresh file in its own directory.
-	if code, out, errOut := storbench(t, "quick", "--path", dir); code != 0 {
+	if code, out, errOut := storbenchWithoutPostgres(t, "quick", "--path", dir); code != 0 {
 		t.Fatalf("second quick: exit %d\n%s%s", code, out, errOut)
 	}
 	// A directory quick did not make is left alone.
 	other := filepath.Join(t.TempDir(), "p")
 	os.MkdirAll(filepath.Join(other, "sqlite"), 0o755)
 	os.WriteFile(filepath.Join(other, "sqlite", "mine.db"), []byte("x"), 0o644)
-	if code, _, _ := storbench(t, "quick", "--path", other); code != 2 {
+	if code, _, _ := storbenchWithoutPostgres(t, "quick", "--path", other); code != 2 {
 		t.Errorf("quick over a foreign sqlite directory: exit %d, want 2", code)
 	}
 	if b, err := os.ReadFile(filepath.Join(other, "sqlite", "mine.db")); err != nil || string(b) != "x" {

@@ -26,9 +26,11 @@ type Config struct {
 	Duration      time.Duration
 	AllWarehouses bool
 	Keying        bool // keying and think times of 5.2.5 (or of Inputs' rules)
-	Mode          engine.Mode
-	Seed          uint64 // of the run's inputs
-	MaxRetries    int    // per transaction, for serialization failures and deadlocks
+	// Mode: engine.Best is the engine's best, resolved by Run (the result records
+	// the mode it ran).
+	Mode       engine.Mode
+	Seed       uint64 // of the run's inputs
+	MaxRetries int    // per transaction, for serialization failures and deadlocks
 	// ClientCPUs is how many CPUs the driver may use (the caller sets GOMAXPROCS);
 	// the result warns when the driver came close to using them all.
 	ClientCPUs int
@@ -214,18 +216,20 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if err := CheckConnections(ctx, db, cfg.Users); err != nil {
 		return nil, err
 	}
-	res := &Result{Config: resultConfig(cfg)}
 	info, err := db.BuildInfo(ctx)
+	var notes []string
 	switch {
 	case errors.Is(err, engine.ErrNoBuildInfo):
-		notes, err := foreignBuild(&info, cfg)
-		if err != nil {
+		if notes, err = foreignBuild(&info, &cfg); err != nil {
 			return nil, err
 		}
-		res.Notes = append(res.Notes, notes...)
 	case err != nil:
 		return nil, fmt.Errorf("read build information: %w", err)
 	}
+	if cfg.Mode, err = engine.ResolveMode(db, cfg.Mode); err != nil {
+		return nil, err
+	}
+	res := &Result{Config: resultConfig(cfg), Notes: notes}
 	if info.Warehouses < 1 {
 		return nil, errors.New("the database has no warehouses: run storbench build first")
 	}
@@ -324,25 +328,31 @@ func CheckConnections(ctx context.Context, db engine.Database, users int) error 
 
 // foreignBuild says what a run on a database storbench did not build can know and
 // do. The procedures mode cannot run there: its stored procedures come with
-// storbench's build, and storbench adds nothing to a database it did not build.
+// storbench's build, and storbench adds nothing to a database it did not build; a run
+// that named no mode takes sql there, and says so.
 // HammerDB's build is recognised (engine.HammerDBBuild): its C-Load is known.
-func foreignBuild(info *engine.BuildInfo, cfg Config) ([]string, error) {
+func foreignBuild(info *engine.BuildInfo, cfg *Config) ([]string, error) {
 	by := "another tool"
 	if info.BuiltBy != "" {
 		by = info.BuiltBy
 	}
-	if cfg.Mode == engine.Procedures {
+	var notes []string
+	switch cfg.Mode {
+	case engine.Procedures:
 		return nil, fmt.Errorf("%w: this database was built by %s, not storbench, so it has none of storbench's stored procedures (which storbench does not add to a database it did not build): run it with --mode sql (study: workload.mode: sql)", engine.ErrInput, by)
+	case engine.Best:
+		cfg.Mode = engine.SQL
+		notes = append(notes, fmt.Sprintf("mode sql: the database was built by %s, so it has none of storbench's stored procedures", by))
 	}
 	if info.BuiltBy != engine.BuiltByHammerDB {
 		info.CLoad = -1
-		return []string{"database not built by storbench: C-Load for c_last unknown, so C-Run could not be checked against 2.1.6.1"}, nil
+		return append(notes, "database not built by storbench: C-Load for c_last unknown, so C-Run could not be checked against 2.1.6.1"), nil
 	}
 	note := fmt.Sprintf("database built by HammerDB (its routines, no storbench build record): C-Load %d, its loader's constant, C-Run drawn against it", info.CLoad)
 	if cfg.Inputs != tpcc.HammerDBInputs {
 		note += "; the inputs stay the spec's (--inputs hammerdb takes HammerDB's)"
 	}
-	return []string{note}, nil
+	return append(notes, note), nil
 }
 
 // runConstants picks the run's C values; an unknown C-Load (-1) skips 2.1.6.1.

@@ -24,8 +24,8 @@ func WriteText(out io.Writer, res *Result) error {
 	if c.BuiltBy != "" && c.BuiltBy != engine.BuiltByStorbench {
 		schema += " (built by " + c.BuiltBy + ")"
 	}
-	fmt.Fprintf(out, "\n%s, %d users, %d warehouses%s, mode %s%s, ramp %gs, timed %gs\n",
-		c.Engine, c.Users, c.Warehouses, schema, c.Mode, inputs, c.RampSeconds, c.DurationSeconds)
+	fmt.Fprintf(out, "\n%s, %s, %s%s, mode %s%s, ramp %gs, timed %gs\n",
+		c.Engine, tpcc.Count(c.Users, "user"), tpcc.Count(c.Warehouses, "warehouse"), schema, c.Mode, inputs, c.RampSeconds, c.DurationSeconds)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "throughput\tTPM\tNOPM\t\n")
 	fmt.Fprintf(tw, "database view (HammerDB-compatible)\t%.0f\t%.0f\t\n", res.TPMDB, res.NOPMDB)

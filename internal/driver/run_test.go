@@ -53,6 +53,8 @@ func (db *fakeDB) BuildInfo(context.Context) (engine.BuildInfo, error) {
 	return engine.BuildInfo{Warehouses: 2, CLoad: 100}, nil
 }
 
+func (db *fakeDB) Modes() []engine.Mode { return []engine.Mode{engine.SQL} }
+
 func (db *fakeDB) Connect(context.Context, engine.Mode) (engine.Session, error) {
 	db.connects.Add(1)
 	return &fakeSession{db: db}, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -55,6 +56,8 @@ type Runner interface {
 	// BuildInfo reads what FinishBuild recorded; ErrNoBuildInfo when the database was
 	// built by another tool (its warehouse count is still given).
 	BuildInfo(ctx context.Context) (BuildInfo, error)
+	// Modes are the modes the engine runs, its best first.
+	Modes() []Mode
 	// Connect opens one virtual user's session.
 	Connect(ctx context.Context, mode Mode) (Session, error)
 	// Counters reads the database's own throughput counters (HammerDB's view).
@@ -115,15 +118,40 @@ const (
 	Procedures Mode = "procedures"
 	// SQL runs each transaction as client-side statements: the portable path.
 	SQL Mode = "sql"
+	// Best asks for the engine's best mode (its first of Modes): procedures where the
+	// engine has them, sql otherwise. ResolveMode turns it into one of those.
+	Best Mode = ""
 )
 
-// ParseMode validates a --mode value.
+// ParseMode validates a --mode value ("" is Best).
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
-	case Procedures, SQL:
+	case Procedures, SQL, Best:
 		return Mode(s), nil
 	}
 	return "", fmt.Errorf("unknown mode %q: use procedures or sql", s)
+}
+
+// ResolveMode is the mode a run on db uses: the engine's best for Best, else the mode
+// asked for, which the engine must run (bad input, refused before any user connects).
+func ResolveMode(db Database, m Mode) (Mode, error) {
+	modes := db.Modes()
+	switch {
+	case m == Best:
+		return modes[0], nil
+	case slices.Contains(modes, m):
+		return m, nil
+	}
+	return "", fmt.Errorf("%w: %s has no %s mode (it runs %s): give --mode %s, or leave --mode out for the engine's best (study: workload.mode)",
+		ErrInput, db.Engine(), m, modeList(modes), modes[0])
+}
+
+func modeList(modes []Mode) string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, " and ")
 }
 
 // OwnTables are the tables storbench creates: the spec's and its build record. Drop

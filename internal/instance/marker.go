@@ -44,6 +44,17 @@ func dirID(dir string) (DirID, error) {
 // tmpfsMagic is statfs's f_type of tmpfs.
 const tmpfsMagic = 0x01021994
 
+// CheckParent checks that dir's parent is a directory, so that dir can be made by one
+// mkdir: a missing parent is most often a disk not mounted, and making the whole path
+// would put the data on the disk below without a word.
+func CheckParent(dir string) error {
+	parent := filepath.Dir(dir)
+	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+		return fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", engine.ErrInput, parent)
+	}
+	return nil
+}
+
 // claimable checks that dir may hold an instance: an empty directory, or none with an
 // existing parent. It changes nothing, so a create can refuse bad paths before it
 // takes the registry's lock.
@@ -54,11 +65,7 @@ func claimable(dir string) (exists bool, err error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		parent := filepath.Dir(dir)
-		if st, perr := os.Stat(parent); perr != nil || !st.IsDir() {
-			return false, fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", engine.ErrInput, parent)
-		}
-		return false, nil
+		return false, CheckParent(dir)
 	case err != nil:
 		return false, fmt.Errorf("%w: %s is not a readable directory: %v", engine.ErrInput, dir, err)
 	case len(entries) > 0:

@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/localserver"
 )
 
@@ -57,13 +58,16 @@ type Options struct {
 // ErrNoBinaries: PostgreSQL's server binaries are not where storbench looks.
 var ErrNoBinaries = errors.New("PostgreSQL server binaries not found")
 
-// BinDir finds the server binaries: $STORBENCH_PG_BINDIR, else `pg_config --bindir`
+// BinDir finds the server binaries: $STORBENCH_PG_BINDIR (bad input when it has no
+// initdb; ErrNoBinaries is only their absence), else `pg_config --bindir`
 // (Debian keeps initdb and pg_ctl off PATH), else Debian's newest
 // /usr/lib/postgresql/N/bin, else PATH.
 func BinDir() (string, error) {
 	if d := os.Getenv("STORBENCH_PG_BINDIR"); d != "" {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
-			return "", fmt.Errorf("%w: STORBENCH_PG_BINDIR=%s has no initdb: point it at PostgreSQL's server binaries", ErrNoBinaries, d)
+			// An explicit setting that does not work is a mistake to fix, not PostgreSQL's
+			// absence: quick must not fall back to SQLite over it.
+			return "", fmt.Errorf("%w: STORBENCH_PG_BINDIR=%s has no initdb: point it at PostgreSQL's server binaries (pg_config --bindir), or unset it", engine.ErrInput, d)
 		}
 		return d, nil
 	}

@@ -36,7 +36,6 @@ import (
 const (
 	DefaultKind       = "managed"
 	DefaultEngine     = "postgres"
-	DefaultMode       = "procedures"
 	DefaultRestore    = "each-step"
 	DefaultRamp       = 2 * time.Minute
 	DefaultDuration   = 5 * time.Minute
@@ -556,9 +555,9 @@ func (c *checker) workload(w *Workload) {
 			c.refuse("workload.warehouses", err)
 		}
 	}
-	if !c.doc.Has("workload.mode") {
-		w.Mode = DefaultMode
-	} else if w.Mode != "procedures" && w.Mode != "sql" {
+	// Without workload.mode each run takes its engine's best (engine.Best, resolved by
+	// the driver as for storbench run).
+	if c.doc.Has("workload.mode") && w.Mode != "procedures" && w.Mode != "sql" {
 		c.errf("workload.mode", "mode %q is unknown", "use procedures, stored procedures as HammerDB does, or sql, statements sent by the client", w.Mode)
 	}
 	if !c.doc.Has("workload.inputs") {

@@ -75,8 +75,8 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("target kind %q engine %q, want managed postgres", tg.Kind, tg.Engine)
 	}
 	w := s.Workload
-	if w.Mode != "procedures" || w.Restore != "each-step" || w.Warehouses != 2 || w.Inputs != "spec" || w.Schema != "spec" {
-		t.Errorf("workload %+v, want procedures, each-step, 2 warehouses, spec inputs and schema", w)
+	if w.Mode != string(engine.Best) || w.Restore != "each-step" || w.Warehouses != 2 || w.Inputs != "spec" || w.Schema != "spec" {
+		t.Errorf("workload %+v, want the engine's best mode, each-step, 2 warehouses, spec inputs and schema", w)
 	}
 	if w := mustParse(t, edit("warehouses: 2", "warehouses: 2\n  schema: hammerdb")).Workload; w.Schema != "hammerdb" {
 		t.Errorf("workload schema %q, want hammerdb as given", w.Schema)

@@ -89,7 +89,7 @@ type Replica struct {
 // Workload is the schema and how it is driven.
 type Workload struct {
 	Warehouses    int    `yaml:"warehouses"`
-	Mode          string `yaml:"mode"` // procedures (default) or sql
+	Mode          string `yaml:"mode"` // procedures or sql; "": the engine's best (engine.Best)
 	AllWarehouses bool   `yaml:"all_warehouses"`
 	Keying        bool   `yaml:"keying"`
 	Inputs        string `yaml:"inputs"` // spec (default) or hammerdb: driver.Config.Inputs

@@ -19,6 +19,7 @@ import (
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/remote"
+	"github.com/storbench/storbench/internal/tpcc"
 )
 
 // variant is the instance configuration a step needs.
@@ -166,7 +167,7 @@ func (t *target) ensureBase(ctx context.Context) error {
 			return nil
 		}
 	}
-	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.spec.Name, want.Warehouses)
+	fmt.Fprintf(t.log, "target %s: building %s\n", t.spec.Name, tpcc.Count(want.Warehouses, "warehouse"))
 	db, err := engine.OpenOrCreate(ctx, t.dsn)
 	if err != nil {
 		return err
@@ -246,7 +247,7 @@ func (t *target) ensureSchema(ctx context.Context, db engine.Database) error {
 		return fmt.Errorf("%w: %s holds a TPC-C schema of %d warehouses, the study wants %d: storbench drop it first, or use another database",
 			engine.ErrInput, engine.RedactDSN(t.spec.DSN), info.Warehouses, t.workload.Warehouses)
 	}
-	fmt.Fprintf(t.log, "target %s: building %d warehouses\n", t.spec.Name, t.workload.Warehouses)
+	fmt.Fprintf(t.log, "target %s: building %s\n", t.spec.Name, tpcc.Count(t.workload.Warehouses, "warehouse"))
 	return t.build(ctx, db)
 }
 

@@ -331,6 +331,9 @@ func isFatal(pgErr *pgconn.PgError) bool {
 	return sev == "FATAL" || sev == "PANIC"
 }
 
+// Modes implements engine.Database: PostgreSQL runs storbench's stored procedures.
+func (db *DB) Modes() []engine.Mode { return []engine.Mode{engine.Procedures, engine.SQL} }
+
 // Connect implements engine.Database.
 func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, error) {
 	if mode == engine.Procedures {

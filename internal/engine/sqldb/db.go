@@ -230,8 +230,17 @@ func (db *DB) Drop(ctx context.Context) ([]string, error) {
 	return append(tables, procs...), err
 }
 
-// Connect implements engine.Database: the sql mode on every engine, the procedures
-// mode where the dialect has stored procedures.
+// Modes implements engine.Database: the sql mode on every engine, the procedures
+// mode (first, as the best) where the dialect has stored procedures.
+func (db *DB) Modes() []engine.Mode {
+	if db.dialect.Procedures {
+		return []engine.Mode{engine.Procedures, engine.SQL}
+	}
+	return []engine.Mode{engine.SQL}
+}
+
+// Connect implements engine.Database for a mode of Modes (the driver resolves it
+// first, engine.ResolveMode).
 func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, error) {
 	open := func(ctx context.Context, conn *sql.Conn, d *Dialect) (engine.Session, error) {
 		return newSession(ctx, conn, d)

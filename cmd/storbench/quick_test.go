@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// storbenchWithoutPostgres runs the real binary as on a machine without PostgreSQL's
+// server binaries: in a mount namespace of its own where the directories storbench
+// finds them in are empty, with no initdb on PATH. It needs root (the tests run as
+// root; initdb itself runs as postgres).
+func storbenchWithoutPostgres(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("hiding PostgreSQL's binaries takes a mount namespace: run as root")
+	}
+	var hide []string
+	for _, d := range []string{"/usr/lib/postgresql", pgConfigBinDir()} {
+		st, err := os.Stat(d)
+		hidden := slices.ContainsFunc(hide, func(h string) bool { return strings.HasPrefix(d, h+"/") })
+		if err == nil && st.IsDir() && !hidden {
+			hide = append(hide, d)
+		}
+	}
+	var path []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
+			path = append(path, d)
+		}
+	}
+	script := `for d in $HIDE; do mount -t tmpfs none "$d" || exit 97; done; exec "$@"`
+	cmd := osexec.Command("unshare", append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh", binary(t)}, args...)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "STORBENCH_PG_BINDIR=") && !strings.HasPrefix(kv, "PATH=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PATH="+strings.Join(path, string(filepath.ListSeparator)), "HIDE="+strings.Join(hide, " "))
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*osexec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code == 97 {
+		t.Fatalf("cannot hide PostgreSQL's binaries (%s): %s", hide, errOut.String())
+	}
+	return code, out.String(), errOut.String()
+}
+
+func pgConfigBinDir() string {
+	out, err := osexec.Command("pg_config", "--bindir").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// A --path whose parent does not exist (a disk not mounted) is refused in one line
+// before anything is made: quick would otherwise create the whole path and measure
+// the disk below.
+func TestQuickPathParentMissing(t *testing.T) {
+	tmp := t.TempDir()
+	missing := filepath.Join(tmp, "not-mounted", "storbench-quick")
+	code, out, errOut := storbench(t, "quick", "--path", missing)
+	if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 ||
+		!strings.Contains(errOut, filepath.Join(tmp, "not-mounted")+" does not exist") || !strings.Contains(errOut, "create the mount point or directory first") {
+		t.Errorf("quick --path %s: exit %d, want 2 and one line naming the missing parent\n%s%s", missing, code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "not-mounted")); !os.IsNotExist(err) {
+		t.Errorf("quick made the missing parent: %v", err)
+	}
+}
+
+// A STORBENCH_PG_BINDIR that holds no PostgreSQL is a mistake to fix, not a reason to
+// measure SQLite instead: exit 2, one line, nothing made.
+func TestQuickBadPGBinDir(t *testing.T) {
+	t.Setenv("STORBENCH_PG_BINDIR", filepath.Join(t.TempDir(), "no-postgres-here"))
+	dir := filepath.Join(t.TempDir(), "quick")
+	code, out, errOut := storbench(t, "quick", "--path", dir)
+	if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "STORBENCH_PG_BINDIR=") || !strings.Contains(errOut, "unset it") {
+		t.Errorf("quick with a wrong STORBENCH_PG_BINDIR: exit %d, want 2 and one line naming it\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("quick made %s before refusing: %v", dir, err)
+	}
+}
+
+// Ctrl-C of quick says truthfully what the next quick does (it starts afresh), in one
+// line without the cancelled context's text.
+func TestQuickInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds storbench and runs quick")
+	}
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	dir := diskTempDir(t, "quick-interrupt-")
+	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "users 1, ") }, 30*time.Second,
+		"quick", "--path", dir)
+	line := strings.TrimSpace(s.stderr)
+	if s.code == 0 || strings.Contains(line, "\n") || !strings.Contains(line, "the next storbench quick starts afresh") ||
+		strings.Contains(line, "run it again to resume") || strings.Contains(line, "context canceled") {
+		t.Errorf("quick interrupted: exit %d, stderr %q; want one line saying the next quick starts afresh", s.code, s.stderr)
+	}
+}
+
+// On SQLite, run's default mode is the engine's best (sql), recorded in the result; an
+// explicit procedures mode is refused up front, in one line without the
+// max_connections hint, and writes nothing.
+func TestRunSQLiteDefaultMode(t *testing.T) {
+	dir := t.TempDir()
+	dsn := "sqlite://" + filepath.Join(dir, "tpcc.db")
+	code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "1")
+	if code != 0 || !strings.Contains(out, "built 1 warehouse (") {
+		t.Fatalf("build: exit %d, want 0 and \"built 1 warehouse (\"\n%s%s", code, out, errOut)
+	}
+	jsonPath := filepath.Join(dir, "run.json")
+	code, out, errOut = storbench(t, "run", "--dsn", dsn, "--users", "2", "--ramp", "0s", "--duration", "1s", "--no-metrics", "--json", jsonPath)
+	if code != 0 || !strings.Contains(out, "sqlite, 2 users, 1 warehouse, ") || !strings.Contains(out, "mode sql") {
+		t.Fatalf("run without --mode: exit %d\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(jsonPath)
+	must(t, err)
+	var res struct {
+		Config struct {
+			Mode string `json:"mode"`
+		} `json:"config"`
+	}
+	must(t, json.Unmarshal(b, &res))
+	if res.Config.Mode != "sql" {
+		t.Errorf("the result records mode %q, want sql, the mode run", res.Config.Mode)
+	}
+
+	refused := filepath.Join(dir, "refused.json")
+	code, out, errOut = storbench(t, "run", "--dsn", dsn, "--mode", "procedures", "--users", "2", "--ramp", "0s", "--duration", "1s", "--json", refused)
+	if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "--mode sql") ||
+		strings.Contains(errOut, "max_connections") || strings.Contains(errOut, "open session") {
+		t.Errorf("run --mode procedures on SQLite: exit %d, want 2 and one line naming --mode sql, without the max_connections hint\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(refused); !os.IsNotExist(err) {
+		t.Errorf("the refused run wrote %s: %v", refused, err)
+	}
+}
