@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/tpcc"
 )
 
 // Step is one unit of a study, in the order it runs; a measured step's result is
@@ -234,8 +235,8 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 	pad := func(name string) string { return fmt.Sprintf("%-*s", width, name) }
 
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "study %s: %d targets, %d experiments, %d steps, %d warehouses\n",
-		s.Name, len(s.Targets), len(s.Experiments), len(steps), s.Workload.Warehouses)
+	fmt.Fprintf(b, "study %s: %s, %s, %s, %s\n", s.Name, tpcc.Count(len(s.Targets), "target"),
+		tpcc.Count(len(s.Experiments), "experiment"), tpcc.Count(len(steps), "step"), tpcc.Count(s.Workload.Warehouses, "warehouse"))
 	b.WriteString("targets:\n")
 	for _, t := range s.Targets {
 		fmt.Fprintf(b, "  %s  %s\n", pad(t.Name), describeTarget(t))
@@ -254,7 +255,7 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 		if t.Kind == "external" {
 			image = " (external: built unless it holds them, no base image)"
 		}
-		fmt.Fprintf(b, "  %s  build %d warehouses%s  (~%s)\n", pad(t.Name), s.Workload.Warehouses, image, roughDuration(d))
+		fmt.Fprintf(b, "  %s  build %s%s  (~%s)\n", pad(t.Name), tpcc.Count(s.Workload.Warehouses, "warehouse"), image, roughDuration(d))
 	}
 
 	var total time.Duration

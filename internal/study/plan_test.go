@@ -194,6 +194,16 @@ func TestWritePlan(t *testing.T) {
 			t.Errorf("plan output lacks step %d (%s)", st.Seq, st.ID)
 		}
 	}
+
+	// One of a thing is singular.
+	s.Workload.Warehouses = 1
+	b.Reset()
+	if err := WritePlan(&b, s, steps); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "29 steps, 1 warehouse\n") || !strings.Contains(out, "  nvme  build 1 warehouse + base image") {
+		t.Errorf("one warehouse is not written in the singular:\n%s", out)
+	}
 }
 
 // A password that reached a target's DSN some other way is still not printed.
