@@ -84,9 +84,14 @@ func serverDiesMidRun(t *testing.T, srv restartable, dsn string, mode engine.Mod
 		t.Error("no errors recorded while the server was down")
 	}
 	// After the restart the users were back: the last seconds completed transactions.
-	last := res.Timeline[len(res.Timeline)-1]
-	if last.TPM == 0 {
-		t.Errorf("no transaction in the window's last second: the users did not reconnect")
+	// Three of them: on a busy machine crash recovery and the reconnect backoff can take
+	// most of the seven seconds left, and the last second may be a partial one.
+	var lastTPM float64
+	for _, s := range res.Timeline[max(0, len(res.Timeline)-3):] {
+		lastTPM += s.TPM
+	}
+	if lastTPM == 0 {
+		t.Errorf("no transaction in the window's last 3 seconds: the users did not reconnect")
 	}
 	if !strings.Contains(res.Sources["tpm_db"], "went back") {
 		t.Errorf("the database TPM does not say the restart reset its counter: %q", res.Sources["tpm_db"])
