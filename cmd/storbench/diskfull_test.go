@@ -13,35 +13,15 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/looptest"
 )
 
 // smallDisk mounts a fresh ext4 filesystem of mb megabytes (a loop device) for the
 // test and unmounts it after: a storage that fills up in seconds.
 func smallDisk(t *testing.T, mb int) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small filesystem needs root")
-	}
-	img := filepath.Join(t.TempDir(), "disk.img")
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, int64(mb)<<20); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := osexec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
-		t.Skipf("no mkfs.ext4 here (%v: %s)", err, out)
-	}
-	mnt := t.TempDir()
-	if out, err := osexec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a loop device here (%v: %s)", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := osexec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", mnt, err, out)
-		}
-	})
-	return mnt
+	return looptest.Mount(t, int64(mb)<<20).Dir
 }
 
 // managedInstance creates a PostgreSQL instance in path for the test (destroyed

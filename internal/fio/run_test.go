@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/looptest"
 )
 
 // diskDir is a scratch directory on the checkout's disk: the system temp dir may be a
@@ -240,22 +241,7 @@ func TestRawDevice(t *testing.T) {
 		t.Skip("runs fio")
 	}
 	dir := diskDir(t)
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
-	backing := filepath.Join(dir, "loop.img")
-	if err := os.WriteFile(backing, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(backing, 64<<20); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("losetup", "--find", "--show", backing).Output()
-	if err != nil {
-		t.Skipf("no loop device here: %v", err)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { exec.Command("losetup", "--detach", dev).Run() })
+	dev := looptest.Attach(t, 64<<20).Dev
 
 	prof := []Profile{profileNamed(t, "seq-write-128k")}
 	opts := Options{Device: dev, Size: 32 << 20, Runtime: time.Second}

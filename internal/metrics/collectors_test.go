@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/storbench/storbench/internal/looptest"
 )
 
 // procFixture is a fake /proc whose files a test rewrites between two collections.
@@ -39,18 +41,27 @@ func approx(t *testing.T, what string, got, want float64) {
 	}
 }
 
-// testDisk is the whole disk holding dir on this machine; the test is skipped when dir
-// is on no block device (tmpfs, a container's overlay).
-func testDisk(t *testing.T, dir string) BlockDevice {
+// ownDisk mounts a fresh ext4 of size bytes on a loop device of the test's own and
+// returns its directory and that device: the device's counters see the test's I/O
+// only, whereas the machine's disk also serves whatever else runs (other test
+// packages, other work), which a count of the test's own I/O cannot tell apart. The
+// backing file is removed once attached, so that the resolver reports the loop
+// device's own figures instead of following it to the disk under the file.
+func ownDisk(t *testing.T, size int64) (string, BlockDevice) {
 	t.Helper()
-	p, err := NewResolver().Resolve(dir, "path")
+	d := looptest.Mount(t, size)
+	if err := os.Remove(d.Backing); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewResolver().Resolve(d.Dir, "path")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Devices) == 0 {
-		t.Skipf("%s is on no block device (%s): set TMPDIR to a directory on a disk", dir, p.Note)
+	dev := BlockDevice{Name: d.Name, Major: d.Major, Minor: d.Minor}
+	if len(p.Devices) != 1 || p.Devices[0] != dev {
+		t.Fatalf("%s resolves to %+v (%s), want %+v only", d.Dir, p.Devices, p.Note, dev)
 	}
-	return p.Devices[0]
+	return d.Dir, dev
 }
 
 // procDiskCounters reads one disk's counters from this machine's /proc/diskstats.

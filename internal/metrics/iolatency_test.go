@@ -296,12 +296,12 @@ func iolatTestEnvironment(err error) bool {
 	return false
 }
 
-// TestIOLatencyDisk traces synchronous direct writes to the disk under t.TempDir() and
-// checks the histogram's I/O count against /proc/diskstats over the same span.
+// TestIOLatencyDisk traces synchronous direct writes to a disk of the test's own
+// (ownDisk) and checks the histogram's I/O count against /proc/diskstats over the same
+// span.
 func TestIOLatencyDisk(t *testing.T) {
 	skipUnlessBpftrace(t)
-	dir := t.TempDir()
-	disk := testDisk(t, dir)
+	dir, disk := ownDisk(t, 64<<20)
 	if _, err := os.Stat(fmt.Sprintf("/sys/dev/block/%d:%d/mq", disk.Major, disk.Minor)); err != nil {
 		t.Skipf("%s is not request-based (blk-mq): no block_rq events", disk.Name)
 	}

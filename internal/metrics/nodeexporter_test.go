@@ -450,8 +450,10 @@ func startNodeExporter(t *testing.T, exe string) string {
 retry:
 	for attempt := 1; ; attempt++ {
 		addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+		// Loop devices are the tests' own disks (ownDisk): not left out, as by default.
 		cmd := exec.Command(exe, "--web.listen-address="+addr, "--collector.disable-defaults",
-			"--collector.cpu", "--collector.diskstats", "--collector.meminfo", "--collector.time")
+			"--collector.cpu", "--collector.diskstats", `--collector.diskstats.device-exclude=^(ram|fd)\d+$`,
+			"--collector.meminfo", "--collector.time")
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		// Its own process group so the kill reaches all of it; Pdeathsig because a
@@ -559,14 +561,15 @@ func generateDiskIO(t *testing.T, dir string) int {
 }
 
 // TestNodeExporterRealExporter checks the figures derived from a real node_exporter
-// against /proc read directly, around I/O the test makes on its temp dir's disk.
+// against /proc read directly, around I/O the test makes on a disk of its own
+// (ownDisk).
 func TestNodeExporterRealExporter(t *testing.T) {
 	const exe = "/usr/bin/prometheus-node-exporter"
 	if _, err := os.Stat(exe); err != nil {
 		t.Skipf("needs Debian's prometheus-node-exporter package: %v", err)
 	}
-	dir := t.TempDir()
-	device := testDisk(t, dir).Name
+	dir, disk := ownDisk(t, 64<<20)
+	device := disk.Name
 	url := startNodeExporter(t, exe)
 	n, err := NewNodeExporter(url, map[string][]string{device: {"data"}}, nil)
 	if err != nil {

@@ -48,6 +48,9 @@ const (
 	SSHUser = "root"
 	// stopGrace is how long a daemon has to stop after SIGTERM before SIGKILL.
 	stopGrace = 5 * time.Second
+	// leftGrace is how long the teardown waits for what the daemons started to end on
+	// its own once they have stopped, before killing it as left running.
+	leftGrace = 10 * time.Second
 )
 
 // labSeq tells apart the labs one test process creates.
@@ -380,9 +383,10 @@ func (l *Lab) waitListening(ctx context.Context, d *daemon, addr string) error {
 	}
 }
 
-// teardown stops the servers cleanly, then every daemon's process group, kills what
-// is still inside a lab namespace (failing the test: it was left running), and deletes
-// the namespaces, their interfaces with them.
+// teardown stops the servers cleanly, then every daemon's process group, waits for
+// what they started to end, kills what is still inside a lab namespace after that
+// (failing the test: it was left running), and deletes the namespaces, their
+// interfaces with them.
 func (l *Lab) teardown() {
 	t := l.t
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -395,6 +399,16 @@ func (l *Lab) teardown() {
 	l.stop()
 	for _, d := range l.daemons {
 		<-d.done
+	}
+	// What a daemon started can outlive it: an sshd's session runs in a session of its
+	// own, which the signal to the daemon's group does not reach, and ends once it has
+	// read its client's disconnection, on a busy machine a while after the test closed
+	// the connection. Wait for it; only what is still there after leftGrace was left.
+	deadline := time.Now().Add(leftGrace)
+	for _, ns := range l.namespaces {
+		for len(pidsIn(ns)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	for _, ns := range l.namespaces {
 		if left := killAll(ns); len(left) > 0 {

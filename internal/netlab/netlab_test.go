@@ -279,3 +279,47 @@ func TestCreatorPID(t *testing.T) {
 		}
 	}
 }
+
+// TestTeardownWaitsForSSHSession: an sshd's session process ends on its own once its
+// client has gone, on a busy machine some time after the client's Close returned.
+// The teardown waits for it instead of finding it still running. The session is held
+// stopped for 2 s after the Close here, as a busy machine may hold it.
+func TestTeardownWaitsForSSHSession(t *testing.T) {
+	lab := New(t, 1, Options{SSH: []int{0}})
+	h := lab.Hosts[0]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client, err := dialSSH(ctx, lab, h.SSH, h.SSH.KnownHostsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := session.Run("true"); err != nil {
+		t.Fatal(err)
+	}
+	// Everything in the host's namespace but the listening sshd serves this connection.
+	listener := lab.daemons[0].cmd.Process.Pid
+	var served []int
+	for _, pid := range pidsIn(h.Namespace) {
+		if pid != listener {
+			served = append(served, pid)
+		}
+	}
+	if len(served) == 0 {
+		t.Fatal("no sshd process serves the connection")
+	}
+	for _, pid := range served {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client.Close()
+	time.AfterFunc(2*time.Second, func() {
+		for _, pid := range served {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+}

@@ -1,0 +1,79 @@
+// Package looptest gives tests a block device of their own: a loop device over a
+// sparse file, raw or with a fresh ext4 mounted on it. Its /proc/diskstats line
+// counts the test's I/O only, whatever else writes to the machine's disks.
+package looptest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// Disk is a loop device attached for the test.
+type Disk struct {
+	Dev          string // /dev/loopN
+	Name         string // loopN, its name in /proc/diskstats and /sys/block
+	Major, Minor uint32
+	Backing      string // the file under it, in a temp dir of the test
+	Dir          string // where its filesystem is mounted (Mount only)
+}
+
+// Attach attaches a loop device over a new sparse file of size bytes and detaches it
+// when the test ends. It skips the test when not root or when no loop device can be
+// had here (a container without /dev/loop*, all of them taken).
+func Attach(t testing.TB, size int64) *Disk {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("not root: a loop device needs root")
+	}
+	backing := filepath.Join(t.TempDir(), "loop.img")
+	if err := os.WriteFile(backing, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(backing, size); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "--find", "--show", backing).CombinedOutput()
+	if err != nil {
+		t.Skipf("no loop device here: losetup: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	dev := strings.TrimSpace(string(out))
+	// Registered before any mount's cleanup, so it runs after the unmount.
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "--detach", dev).CombinedOutput(); err != nil {
+			t.Errorf("losetup --detach %s: %v: %s", dev, err, strings.TrimSpace(string(out)))
+		}
+	})
+	var st unix.Stat_t
+	if err := unix.Stat(dev, &st); err != nil {
+		t.Fatal(err)
+	}
+	return &Disk{Dev: dev, Name: filepath.Base(dev), Major: unix.Major(st.Rdev), Minor: unix.Minor(st.Rdev), Backing: backing}
+}
+
+// Mount makes a fresh ext4 of size bytes on a loop device (Attach) and mounts it in a
+// temp dir until the test ends. No blocks are reserved for root, so that what is free
+// is what the test can fill; inode tables and journal are written by mkfs, not in the
+// background after the mount, where those writes would count with the test's.
+func Mount(t testing.TB, size int64) *Disk {
+	t.Helper()
+	d := Attach(t, size)
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0", d.Dev).CombinedOutput(); err != nil {
+		t.Skipf("no mkfs.ext4 here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	d.Dir = t.TempDir()
+	if out, err := exec.Command("mount", d.Dev, d.Dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a loop device here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() {
+		// A process the test left holding a file there makes this fail: reported.
+		if out, err := exec.Command("umount", d.Dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", d.Dir, err, strings.TrimSpace(string(out)))
+		}
+	})
+	return d
+}
