@@ -175,7 +175,7 @@ experiments:
 		regexp.QuoteMeta(filepath.Join(dir, "results", "tiny"))+`$`).MatchString(out) {
 		t.Errorf("instance list does not show the study's instance with its study: exit %d\n%s%s", code, out, errOut)
 	}
-	if !strings.HasPrefix(out, "NAME  ENGINE  STATE  PORT  MEMORY  CPUS  PATH\n\ninstances of studies") {
+	if !strings.HasPrefix(out, "NAME  ENGINE  STATE  PORT  MEMORY  CACHE  CPUS  PATH\n\ninstances of studies") {
 		t.Errorf("instance list changed its table of plain instances:\n%s", out)
 	}
 	code, out, errOut = runBinary(t, "study", "run", "examples/tiny.yaml")
