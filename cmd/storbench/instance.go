@@ -243,12 +243,13 @@ func instanceListCmd() *cobra.Command {
 }
 
 // memoryLimit is the memory the instance was created with: the limit of its cgroup,
-// or, without one, a size only its caches follow, which the list says.
+// or, without one, a size only its caches follow, which the list says. A stopped
+// instance has no cgroup: its last start tells.
 func memoryLimit(st *instance.State) string {
 	switch {
 	case st.MemoryBytes == 0:
 		return "-"
-	case st.Cgroup == "":
+	case !st.MemoryLimitApplied():
 		return instance.FormatSize(st.MemoryBytes) + " (not applied)"
 	}
 	return instance.FormatSize(st.MemoryBytes)

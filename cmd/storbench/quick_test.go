@@ -35,14 +35,28 @@ func storbenchWithoutPostgres(t *testing.T, args ...string) (int, string, string
 			path = append(path, d)
 		}
 	}
+	return storbenchHiding(t, hide, path, args...)
+}
+
+// storbenchHiding runs the binary in a mount namespace of its own where each of hide is
+// an empty tmpfs, with PATH set to path when given: the machine as it would be without
+// what those directories hold.
+func storbenchHiding(t *testing.T, hide, path []string, args ...string) (int, string, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("hiding directories takes a mount namespace: run as root")
+	}
 	script := `for d in $HIDE; do mount -t tmpfs none "$d" || exit 97; done; exec "$@"`
 	cmd := osexec.Command("unshare", append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh", binary(t)}, args...)...)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "STORBENCH_PG_BINDIR=") && !strings.HasPrefix(kv, "PATH=") {
+		if !strings.HasPrefix(kv, "STORBENCH_PG_BINDIR=") && !(path != nil && strings.HasPrefix(kv, "PATH=")) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "PATH="+strings.Join(path, string(filepath.ListSeparator)), "HIDE="+strings.Join(hide, " "))
+	if path != nil {
+		cmd.Env = append(cmd.Env, "PATH="+strings.Join(path, string(filepath.ListSeparator)))
+	}
+	cmd.Env = append(cmd.Env, "HIDE="+strings.Join(hide, " "))
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -53,7 +67,7 @@ func storbenchWithoutPostgres(t *testing.T, args ...string) (int, string, string
 		t.Fatal(err)
 	}
 	if code == 97 {
-		t.Fatalf("cannot hide PostgreSQL's binaries (%s): %s", hide, errOut.String())
+		t.Fatalf("cannot hide %s: %s", hide, errOut.String())
 	}
 	return code, out.String(), errOut.String()
 }

@@ -209,5 +209,42 @@ func TestStudyPlanChecksTheMachine(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("study plan: exit %d, stderr %q, want 2 and one line with %q\n%s", code, errOut, c.want, out)
 		}
+		// study run refuses the same before it makes (or, with --restart, clears) anything.
+		results := filepath.Join(dir, "results")
+		code, out, errOut = storbench(t, "study", "run", f, "--results", results, "--restart")
+		if _, err := os.Stat(results); code != 2 || !strings.Contains(errOut, c.want) || err == nil {
+			t.Errorf("study run: exit %d, stderr %q, results folder made: %v; want 2, %q and nothing made\n%s", code, errOut, err == nil, c.want, out)
+		}
+	}
+}
+
+// On a machine that cannot apply a memory limit (here: no cgroup hierarchy), a study
+// that asks for one is refused by study plan and study run before anything runs,
+// unless it allows unapplied limits; then the plan says the limit will be missing.
+func TestStudyPlanUnappliedMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	body := "name: m\ntargets:\n  - name: a\n    path: " + filepath.Join(dir, "pg") + "\n    memory: 1GB\n" +
+		"workload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"
+	must(t, os.WriteFile(f, []byte(body), 0o644))
+	noCgroups := []string{"/sys/fs/cgroup"}
+	for _, verb := range []string{"plan", "run"} {
+		args := []string{"study", verb, f}
+		if verb == "run" {
+			args = append(args, "--results", filepath.Join(dir, "results"))
+		}
+		code, out, errOut := storbenchHiding(t, noCgroups, nil, args...)
+		if code != 2 || !strings.Contains(errOut, "target a asks for a memory limit, which this machine cannot apply") ||
+			!strings.Contains(errOut, "allow_unapplied_limits: true") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("study %s without cgroups: exit %d, stderr %q; want 2 and one line naming allow_unapplied_limits\n%s", verb, code, errOut, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
+		t.Error("the refused study run made its results folder")
+	}
+	must(t, os.WriteFile(f, []byte("allow_unapplied_limits: true\n"+body), 0o644))
+	code, out, errOut := storbenchHiding(t, noCgroups, nil, "study", "plan", f)
+	if code != 0 || !strings.Contains(out, "a: MEMORY LIMIT NOT APPLIED, allowed by allow_unapplied_limits") {
+		t.Errorf("study plan with allow_unapplied_limits: exit %d; want 0 and a note that the limit is not applied\n%s%s", code, out, errOut)
 	}
 }

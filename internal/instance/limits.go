@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func applyLimits(st *State, pid int, groupName string) (applied []string, group 
 		}
 	}
 	if st.MemoryBytes > 0 {
-		applied = append(applied, fmt.Sprintf("MEMORY LIMIT NOT APPLIED (%v): only the server's caches are sized; it can read its data from the host's page cache, so results are not storage-bound", err))
+		applied = append(applied, fmt.Sprintf(memoryNotApplied+" (%v): only the server's caches are sized; it can read its data from the host's page cache, so results are not storage-bound", err))
 	}
 	if len(limits.IO) > 0 {
 		applied = append(applied, fmt.Sprintf("I/O LIMIT NOT APPLIED (%v): the storage runs at its own speed", err))
@@ -250,4 +251,14 @@ func removeFile(path string) error {
 		return err
 	}
 	return nil
+}
+
+// memoryNotApplied opens the limit line of an instance whose memory limit no cgroup
+// holds.
+const memoryNotApplied = "MEMORY LIMIT NOT APPLIED"
+
+// MemoryLimitApplied tells whether the instance's last start put its memory limit in
+// force (false also when it asks for none); it holds while the instance is stopped.
+func (st *State) MemoryLimitApplied() bool {
+	return st.MemoryBytes > 0 && !slices.ContainsFunc(st.Limits, func(l string) bool { return strings.HasPrefix(l, memoryNotApplied) })
 }

@@ -81,8 +81,12 @@ func (r Registry) Linked() ([]Linked, error) {
 		if err != nil || json.Unmarshal(b, &l) != nil || l.Dir == "" {
 			continue
 		}
-		// A results store removed by hand takes its instances' records with it.
-		if _, err := os.Stat(l.Dir); err != nil {
+		// A results store removed by hand takes its instances' records with it; its
+		// link, which only storbench wrote, goes too.
+		if _, err := os.Stat(l.Dir); errors.Is(err, os.ErrNotExist) {
+			os.Remove(filepath.Join(r.linkDir(), e.Name()))
+			continue
+		} else if err != nil {
 			continue
 		}
 		l.Registry = Registry{Dir: l.Dir}

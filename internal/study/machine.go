@@ -42,7 +42,35 @@ func CheckMachine(s *Study) error {
 			}
 		}
 	}
+	if who, why := memoryLimitsUnapplied(s); who != "" && !s.AllowUnappliedLimits {
+		return fmt.Errorf("%w: %s asks for a memory limit, which this machine cannot apply (%v): run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without it",
+			engine.ErrInput, who, why)
+	}
 	return nil
+}
+
+// memoryLimitsUnapplied names the first part of the study that asks for a memory
+// limit, and why this machine cannot apply one; "" when none asks or it can. CPU
+// sets need no cgroup: without one they are applied as the processes' affinity.
+func memoryLimitsUnapplied(s *Study) (who string, why error) {
+	for _, t := range s.Targets {
+		if t.Kind == "managed" && t.Memory.Bytes > 0 {
+			who = "target " + t.Name
+			break
+		}
+	}
+	for i := range s.Experiments {
+		if e := &s.Experiments[i]; who == "" && (len(e.Memory) > 0 || e.InstanceMemory.Bytes > 0) {
+			who = label(e)
+		}
+	}
+	if who == "" {
+		return "", nil
+	}
+	if _, err := cgroup.Support(); err != nil {
+		return who, err
+	}
+	return "", nil
 }
 
 func checkCPUs(what, set string) error {

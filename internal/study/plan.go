@@ -289,6 +289,10 @@ func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 			notes = append(notes, fmt.Sprintf("  %s: %s (backups go to the results store, %s by default: give study run --results on another disk)", t.Name, note, results))
 		}
 	}
+	if who, why := memoryLimitsUnapplied(s); who != "" {
+		// Only reached with allow_unapplied_limits: CheckMachine refuses it otherwise.
+		notes = append(notes, fmt.Sprintf("  %s: MEMORY LIMIT NOT APPLIED, allowed by allow_unapplied_limits (%v): its steps run without it", who, why))
+	}
 	if len(notes) > 0 {
 		b.WriteString("notes:\n" + strings.Join(notes, "\n") + "\n")
 	}

@@ -58,6 +58,12 @@ type runner struct {
 // an interruption the managed instances are stopped (a later run restarts them) and
 // the steps done stay stored; at the end the study's instances are destroyed.
 func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) error {
+	// Refused input changes nothing: the checks come before the store is opened (and,
+	// with Restart, cleared).
+	steps := Plan(s)
+	if err := preflight(s, steps); err != nil {
+		return err
+	}
 	store, err := OpenStore(dir, s, file, opts.Restart)
 	if err != nil {
 		return err
@@ -66,11 +72,8 @@ func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) e
 		opts.Log = io.Discard
 	}
 	defer store.Unlock()
-	r := &runner{study: s, store: store, opts: opts, steps: Plan(s), env: machine(opts.Version), targets: map[string]*target{},
+	r := &runner{study: s, store: store, opts: opts, steps: steps, env: machine(opts.Version), targets: map[string]*target{},
 		unprepared: map[string]error{}}
-	if err := preflight(s, r.steps); err != nil {
-		return err
-	}
 	// Targets an earlier run prepared keep their record until prepared again.
 	if old, err := store.Environment(); err == nil {
 		r.env.Targets = old.Targets
