@@ -43,8 +43,8 @@ func TestReportAndCompare(t *testing.T) {
 	}
 }
 
-// TestReportDefaultOutput: without -o the report is report.html beside the first
-// results, and the one line printed says so; a second report replaces it, but a
+// TestReportDefaultOutput: without -o the report is beside the first results, named
+// after them, and the one line printed says so; a second report replaces it, but a
 // file of that name storbench did not write is refused and kept.
 func TestReportDefaultOutput(t *testing.T) {
 	dir := t.TempDir()
@@ -52,7 +52,7 @@ func TestReportDefaultOutput(t *testing.T) {
 	if err := os.CopyFS(store, os.DirFS(fixtureStudy)); err != nil {
 		t.Fatal(err)
 	}
-	want := filepath.Join(dir, "report.html")
+	want := filepath.Join(dir, "results.html")
 	for range 2 {
 		code, stdout, errOut := storbench(t, "report", store, reportFixtures+"/run-fast.json")
 		if code != 0 || !strings.HasPrefix(stdout, "report written to "+want+" ") || strings.Count(stdout, "\n") != 1 {

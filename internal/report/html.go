@@ -35,10 +35,13 @@ const echartsVersion = "5.6.0"
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{"pickerOptions": pickerOptions}).Parse(reportHTML))
 
-// DefaultPath is where a report of results goes when no file is given: report.html
-// beside the first results store or result file, as quick writes its own.
+// DefaultPath is where a report of results goes when no file is given: beside the
+// first results store or result file, named after it (results/a gives results/a.html,
+// run.json run.html), so that the reports of two studies in one folder do not replace
+// each other.
 func DefaultPath(results []string) string {
-	return filepath.Join(filepath.Dir(filepath.Clean(results[0])), "report.html")
+	first := filepath.Clean(results[0])
+	return strings.TrimSuffix(first, filepath.Ext(first)) + ".html"
 }
 
 // generatorMark opens the generator meta tag the report template writes in its
