@@ -94,6 +94,13 @@ func TestQuickPathParentMissing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tmp, "not-mounted")); !os.IsNotExist(err) {
 		t.Errorf("quick made the missing parent: %v", err)
 	}
+	// A parent that is a file is named as what it is.
+	file := filepath.Join(tmp, "a-file")
+	must(t, os.WriteFile(file, nil, 0o644))
+	code, out, errOut = storbench(t, "quick", "--path", filepath.Join(file, "q"))
+	if code != 2 || !strings.Contains(errOut, file+" is not a directory") {
+		t.Errorf("quick --path under a file: exit %d, want 2 and one line saying %s is not a directory\n%s%s", code, file, out, errOut)
+	}
 }
 
 // A STORBENCH_PG_BINDIR that holds no PostgreSQL is a mistake to fix, not a reason to

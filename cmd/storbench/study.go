@@ -279,7 +279,10 @@ func quickPath(c *cobra.Command, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	where := fmt.Sprintf("%s is on %s %s mounted at %s (disk: %s)", abs, p.FSType, p.Source, p.Mount, p.Chain)
+	where := fmt.Sprintf("%s is on %s %s mounted at %s", abs, p.FSType, p.Source, p.Mount)
+	if p.Chain != "" { // a tmpfs has no disk
+		where += " (disk: " + p.Chain + ")"
+	}
 	if p.Note != "" {
 		where += "; " + p.Note
 	}
@@ -344,10 +347,16 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 			results := filepath.Join(abs, "results")
 			sources := []string{results}
 			err = runStudy(c, s, file.Bytes(), results, true)
+			// A failed profile after a measured study still gets the study's report.
+			var profileErr error
 			if err == nil && pgErr != nil && fioErr == nil {
 				storage := filepath.Join(abs, "storage.json")
-				err = runQuickProfile(c, filepath.Join(abs, "sqlite"), storage)
-				sources = append(sources, storage)
+				if profileErr = runQuickProfile(c, filepath.Join(abs, "sqlite"), storage); profileErr == nil {
+					sources = append(sources, storage)
+				}
+			}
+			if err == nil && profileErr != nil && c.Context().Err() != nil {
+				err = profileErr
 			}
 			if err != nil && c.Context().Err() != nil {
 				// The study's own message offers a resume quick does not do.
@@ -360,7 +369,13 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 			if err != nil {
 				return err
 			}
-			return makeReport(c, sources, report.Options{Version: version}, filepath.Join(abs, "report.html"))
+			if err := makeReport(c, sources, report.Options{Version: version}, filepath.Join(abs, "report.html")); err != nil {
+				return err
+			}
+			if profileErr != nil {
+				return fmt.Errorf("the storage profile failed, so the report has none: %w", profileErr)
+			}
+			return nil
 		},
 	}
 	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test, made if its parent exists: the database goes to PATH/pg (SQLite: PATH/sqlite), results to PATH/results")

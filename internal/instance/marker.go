@@ -49,8 +49,12 @@ const tmpfsMagic = 0x01021994
 // would put the data on the disk below without a word.
 func CheckParent(dir string) error {
 	parent := filepath.Dir(dir)
-	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+	st, err := os.Stat(parent)
+	switch {
+	case err != nil:
 		return fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", engine.ErrInput, parent)
+	case !st.IsDir():
+		return fmt.Errorf("%w: %s is not a directory (give a path inside a directory)", engine.ErrInput, parent)
 	}
 	return nil
 }
