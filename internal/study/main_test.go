@@ -1,21 +1,9 @@
 package study
 
 import (
-	"fmt"
-	"os"
 	"testing"
+
+	"github.com/storbench/storbench/internal/testhome"
 )
 
-// TestMain gives the package's tests a STORBENCH_HOME of their own: a study links its
-// registry into the default one, which must never be the user's.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "storbench-study-test-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("STORBENCH_HOME", home)
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testhome.Main(m) }
