@@ -248,3 +248,27 @@ func TestStudyPlanUnappliedMemoryLimit(t *testing.T) {
 		t.Errorf("study plan with allow_unapplied_limits: exit %d; want 0 and a note that the limit is not applied\n%s%s", code, out, errOut)
 	}
 }
+
+// An explicit workload.mode a target's engine cannot run is refused by study plan,
+// in one line naming the target, the file's line and the fix, before anything runs;
+// without the key each target takes its engine's best.
+func TestStudyPlanImpossibleMode(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	study := func(mode string) {
+		must(t, os.WriteFile(f, []byte("name: m\ntargets:\n  - name: lite\n    kind: external\n    dsn: sqlite://"+filepath.Join(dir, "tpcc.db")+
+			"\nworkload:\n  warehouses: 1\n"+mode+"experiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
+	}
+	study("  mode: procedures\n")
+	code, out, errOut := storbench(t, "study", "plan", f)
+	if code != 2 || !strings.Contains(errOut, "s.yaml:8: target lite: invalid input: sqlite has no procedures mode") ||
+		!strings.Contains(errOut, "give --mode sql") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("study plan, procedures on SQLite: exit %d, stderr %q; want 2 and one line naming the target and the line\n%s", code, errOut, out)
+	}
+	for _, mode := range []string{"  mode: sql\n", ""} {
+		study(mode)
+		if code, out, errOut := storbench(t, "study", "plan", f); code != 0 {
+			t.Errorf("study plan with %q: exit %d\n%s%s", mode, code, out, errOut)
+		}
+	}
+}

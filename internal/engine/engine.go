@@ -135,15 +135,24 @@ func ParseMode(s string) (Mode, error) {
 // ResolveMode is the mode a run on db uses: the engine's best for Best, else the mode
 // asked for, which the engine must run (bad input, refused before any user connects).
 func ResolveMode(db Database, m Mode) (Mode, error) {
-	modes := db.Modes()
-	switch {
-	case m == Best:
-		return modes[0], nil
-	case slices.Contains(modes, m):
-		return m, nil
+	if err := CheckMode(db.Engine(), m); err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("%w: %s has no %s mode (it runs %s): give --mode %s, or leave --mode out for the engine's best (study: workload.mode)",
-		ErrInput, db.Engine(), m, modeList(modes), modes[0])
+	if m == Best {
+		return db.Modes()[0], nil
+	}
+	return m, nil
+}
+
+// CheckMode refuses a mode the engine a DSN scheme names cannot run; Best and an
+// unregistered scheme (refused where it is opened) pass.
+func CheckMode(scheme string, m Mode) error {
+	modes := Modes(scheme)
+	if m == Best || len(modes) == 0 || slices.Contains(modes, m) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s has no %s mode (it runs %s): give --mode %s, or leave --mode out for the engine's best (study: workload.mode)",
+		ErrInput, canonical[strings.ToLower(scheme)], m, modeList(modes), modes[0])
 }
 
 func modeList(modes []Mode) string {
@@ -289,19 +298,27 @@ const (
 var (
 	openers   = map[string]Opener{}
 	footprint = map[string]int64{}
+	modesOf   = map[string][]Mode{}
 	canonical = map[string]string{} // scheme → the engine's first registered scheme
 )
 
 // Register makes an engine available for the given DSN schemes. Engine packages call
 // it from init, with what one more warehouse takes on disk once built (tables and
-// indexes, measured): a build its storage cannot hold is refused before it starts.
-func Register(open Opener, bytesPerWarehouse int64, schemes ...string) {
+// indexes, measured): a build its storage cannot hold is refused before it starts;
+// and with the modes it runs, its best first: a mode it cannot run is refused before
+// anything connects (a study's, before the study starts).
+func Register(open Opener, bytesPerWarehouse int64, modes []Mode, schemes ...string) {
 	for _, s := range schemes {
 		openers[s] = open
 		footprint[s] = bytesPerWarehouse
+		modesOf[s] = modes
 		canonical[s] = schemes[0]
 	}
 }
+
+// Modes are the modes the engine a DSN scheme (or Database.Engine's name) names can
+// run, its best first; nil when none is registered.
+func Modes(scheme string) []Mode { return modesOf[strings.ToLower(scheme)] }
 
 // SameEngine tells whether two DSN schemes name one registered engine
 // (postgres:// and postgresql://, mysql:// and mariadb://).

@@ -340,6 +340,7 @@ func (c *checker) study(s *Study) {
 	}
 
 	c.workload(&s.Workload)
+	c.modes(s)
 	c.space(s)
 
 	if len(s.Experiments) == 0 {
@@ -542,6 +543,27 @@ func (c *checker) external(i int, t *Target) {
 	if t.Host == "" && t.DSN != "" {
 		if u, err := url.Parse(t.DSN); err == nil {
 			t.Host = u.Hostname()
+		}
+	}
+}
+
+// modes refuses an explicit workload.mode a target's engine cannot run, before the
+// study starts rather than at each of its steps.
+func (c *checker) modes(s *Study) {
+	if !c.doc.Has("workload.mode") {
+		return
+	}
+	for _, t := range s.Targets {
+		scheme := t.Engine
+		if t.Kind == "external" {
+			u, err := url.Parse(t.DSN)
+			if err != nil {
+				continue // refused with the target
+			}
+			scheme = u.Scheme
+		}
+		if err := engine.CheckMode(scheme, engine.Mode(s.Workload.Mode)); err != nil {
+			c.refuse("workload.mode", fmt.Errorf("target %s: %w", t.Name, err))
 		}
 	}
 }

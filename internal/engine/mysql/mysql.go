@@ -33,7 +33,7 @@ var files embed.FS
 const bytesPerWarehouse = 94e6
 
 func init() {
-	engine.Register(Open, bytesPerWarehouse, "mysql", "mariadb")
+	engine.Register(Open, bytesPerWarehouse, []engine.Mode{engine.Procedures, engine.SQL}, "mysql", "mariadb")
 }
 
 // Where the transaction counter (transactions.sql) comes from, as the result labels it.

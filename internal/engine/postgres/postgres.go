@@ -61,7 +61,7 @@ var (
 const bytesPerWarehouse = 106e6
 
 func init() {
-	engine.Register(Open, bytesPerWarehouse, "postgres", "postgresql")
+	engine.Register(Open, bytesPerWarehouse, []engine.Mode{engine.Procedures, engine.SQL}, "postgres", "postgresql")
 }
 
 // DB is an open PostgreSQL TPC-C database. It keeps one connection for schema work,
@@ -331,8 +331,9 @@ func isFatal(pgErr *pgconn.PgError) bool {
 	return sev == "FATAL" || sev == "PANIC"
 }
 
-// Modes implements engine.Database: PostgreSQL runs storbench's stored procedures.
-func (db *DB) Modes() []engine.Mode { return []engine.Mode{engine.Procedures, engine.SQL} }
+// Modes implements engine.Database: what init registered (storbench's stored
+// procedures first).
+func (db *DB) Modes() []engine.Mode { return engine.Modes(db.Engine()) }
 
 // Connect implements engine.Database.
 func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, error) {

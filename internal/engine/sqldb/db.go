@@ -230,14 +230,9 @@ func (db *DB) Drop(ctx context.Context) ([]string, error) {
 	return append(tables, procs...), err
 }
 
-// Modes implements engine.Database: the sql mode on every engine, the procedures
-// mode (first, as the best) where the dialect has stored procedures.
-func (db *DB) Modes() []engine.Mode {
-	if db.dialect.Procedures {
-		return []engine.Mode{engine.Procedures, engine.SQL}
-	}
-	return []engine.Mode{engine.SQL}
-}
+// Modes implements engine.Database: what the engine registered (procedures first, as
+// the best, where its dialect has stored procedures; sql on every engine).
+func (db *DB) Modes() []engine.Mode { return engine.Modes(db.Engine()) }
 
 // Connect implements engine.Database for a mode of Modes (the driver resolves it
 // first, engine.ResolveMode).

@@ -31,7 +31,7 @@ var files embed.FS
 const bytesPerWarehouse = 82e6
 
 func init() {
-	engine.Register(Open, bytesPerWarehouse, "sqlite", "sqlite3")
+	engine.Register(Open, bytesPerWarehouse, []engine.Mode{engine.SQL}, "sqlite", "sqlite3")
 }
 
 // busyTimeout is how long a writer waits for SQLite's one write lock before the
