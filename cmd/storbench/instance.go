@@ -232,7 +232,7 @@ func instanceListCmd() *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", st.Name, st.Engine, runState(s.PID), st.Port,
-					memoryLimit(st), orDash(cacheSize(st)), orDash(st.CPUs), st.Path)
+					memoryLimit(st), orDash(st.CacheSize()), orDash(st.CPUs), st.Path)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -288,14 +288,6 @@ func listStudyInstances(c *cobra.Command, reg instance.Registry) error {
 		fmt.Fprint(tw, r)
 	}
 	return tw.Flush()
-}
-
-// cacheSize is the engine's cache setting that --memory sized.
-func cacheSize(st *instance.State) string {
-	if v := st.Settings["innodb_buffer_pool_size"]; v != "" {
-		return v
-	}
-	return st.Settings["shared_buffers"]
 }
 
 func runState(pid int) string {

@@ -93,6 +93,8 @@ type Server interface {
 	Restore(ctx context.Context, st *State, dir string, how BackupMethod) error
 	// MinMemory is the least MemoryBytes the server starts, serves and stops within.
 	MinMemory() int64
+	// CacheSetting names the setting of the engine's own cache, which MemoryBytes sizes.
+	CacheSetting() string
 }
 
 var servers = map[string]Server{}

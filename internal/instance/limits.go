@@ -262,3 +262,25 @@ const memoryNotApplied = "MEMORY LIMIT NOT APPLIED"
 func (st *State) MemoryLimitApplied() bool {
 	return st.MemoryBytes > 0 && !slices.ContainsFunc(st.Limits, func(l string) bool { return strings.HasPrefix(l, memoryNotApplied) })
 }
+
+// Unapplied are the lines of limits (State.Limits, or what a start returned) that name
+// a limit the instance runs without: not applied, or only partly.
+func Unapplied(limits []string) []string {
+	var out []string
+	for _, l := range limits {
+		if strings.Contains(l, "NOT APPLIED") || strings.Contains(l, "PARTLY APPLIED") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// CacheSize is the engine's cache setting that the instance's memory sized
+// (PostgreSQL's shared_buffers, MariaDB's innodb_buffer_pool_size); "" when unknown.
+func (st *State) CacheSize() string {
+	srv, ok := servers[st.Engine]
+	if !ok {
+		return ""
+	}
+	return st.Settings[srv.CacheSetting()]
+}

@@ -334,15 +334,7 @@ func (t *target) ready(ctx context.Context, v variant, restore bool) error {
 // unapplied says which of a variant's limits the instance runs without (no cgroups,
 // a CPU the machine does not have): a memory or CPU sweep without them measures
 // nothing it claims to.
-func (t *target) unapplied() []string {
-	var out []string
-	for _, l := range t.limits {
-		if strings.Contains(l, "NOT APPLIED") || strings.Contains(l, "PARTLY APPLIED") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+func (t *target) unapplied() []string { return instance.Unapplied(t.limits) }
 
 // startReplica makes a streaming standby of the instance on the replica's storage;
 // with sync, each commit waits for it. (resume removed any standby a killed run left.)

@@ -109,6 +109,9 @@ const minBufferPool = 32 << 20
 // MinMemory implements instance.Server: the least buffer pool beside the Reserve.
 func (server) MinMemory() int64 { return minBufferPool + Reserve }
 
+// CacheSetting implements instance.Server: the buffer pool is InnoDB's whole cache.
+func (server) CacheSetting() string { return "innodb_buffer_pool_size" }
+
 // BufferPool is innodb_buffer_pool_size for an instance of memoryBytes: 70% of it,
 // MariaDB's guidance for a server mostly of InnoDB (60-70% of the memory available to
 // it), but at most memory − Reserve, at least 32 MB. InnoDB reads and writes its data

@@ -28,6 +28,9 @@ type server struct{}
 // or the step measures swapping.
 func (server) MinMemory() int64 { return 64 << 20 }
 
+// CacheSetting implements instance.Server: shared_buffers is a quarter of the memory.
+func (server) CacheSetting() string { return "shared_buffers" }
+
 // Database is the database created in every instance, the one its DSN names.
 const Database = "tpcc"
 
