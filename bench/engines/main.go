@@ -22,6 +22,7 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/mysql"
 	_ "github.com/storbench/storbench/internal/engine/postgres"
 	_ "github.com/storbench/storbench/internal/engine/sqlite"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/mariadbserver"
 	"github.com/storbench/storbench/internal/pgserver"
@@ -81,7 +82,7 @@ func run() error {
 			for _, u := range users {
 				res, err := driver.Run(ctx, db, driver.Config{Users: u, Ramp: *ramp, Duration: *duration, Mode: mode,
 					Seed: uint64(u), MaxRetries: 5, ClientCPUs: 2})
-				if errors.Is(err, engine.ErrInput) && mode == engine.Procedures {
+				if errors.Is(err, input.ErrInvalid) && mode == engine.Procedures {
 					fmt.Fprintf(tw, "%s\t%s\t%.1f\t-\t-\t-\t-\t-\tnot available\t\n", t.name, mode, loadS)
 					break
 				}

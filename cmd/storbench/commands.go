@@ -12,8 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/check"
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/tpcc"
@@ -34,7 +36,7 @@ func open(ctx context.Context, dsn string) (engine.Database, error) {
 
 func requireDSN(dsn string) error {
 	if dsn == "" {
-		return fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", engine.ErrInput)
+		return fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", input.ErrInvalid)
 	}
 	return nil
 }
@@ -73,7 +75,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			p.end()
 			if err != nil && c.Context().Err() != nil {
 				// The tables hold part of the data: a run would measure a wrong schema.
-				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", engine.RedactDSN(dsn))
+				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", dburl.Redact(dsn))
 			}
 			if err != nil {
 				return lease.Explain(opts.Storage.Explain(db, err, "then drop the database and build again"))
@@ -168,7 +170,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 				return lease.Explain(runErr)
 			}
 			// An interrupted run still reports and stores the part of the window that ran.
-			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), engine.RedactDSN(dsn), version
+			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), dburl.Redact(dsn), version
 			if why := lease.OOMKilled(); why != "" {
 				// The users rode out the server's restart; the result must say why it had one.
 				res.Notes = append(res.Notes, why)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 )
 
@@ -41,16 +41,16 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 				return err
 			}
 			if opts.Size, err = instance.ParseSize(size); err != nil {
-				return fmt.Errorf("%w: --size: %v", engine.ErrInput, err)
+				return fmt.Errorf("%w: --size: %v", input.ErrInvalid, err)
 			}
 			targets := paths
 			switch {
 			case opts.Device != "" && len(paths) > 0:
-				return fmt.Errorf("%w: give --path or --device, not both", engine.ErrInput)
+				return fmt.Errorf("%w: give --path or --device, not both", input.ErrInvalid)
 			case opts.Device != "":
 				targets = []string{""}
 			case len(paths) == 0 || len(paths) > 2:
-				return fmt.Errorf("%w: give --path DIR on the storage to test (two --path to compare them)", engine.ErrInput)
+				return fmt.Errorf("%w: give --path DIR on the storage to test (two --path to compare them)", input.ErrInvalid)
 			}
 			opts.Progress = func(profile string, done, of int, p *fio.Point) {
 				fmt.Fprintf(out, "%s %d/%d %s: %.0f IOPS, %.1f MB/s\n", profile, done, of, p.Name, p.IOPS, p.MBps)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // registers the mariadb server
 	_ "github.com/storbench/storbench/internal/instance/postgres" // registers the postgres server
@@ -61,13 +61,13 @@ logs in --wal-path; --replica-of is for postgres only.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if spec.Path == "" {
-				return fmt.Errorf("%w: --path is required: the directory on the storage to test", engine.ErrInput)
+				return fmt.Errorf("%w: --path is required: the directory on the storage to test", input.ErrInvalid)
 			}
 			for _, p := range []*string{&spec.Path, &spec.WALPath} {
 				if *p != "" {
 					abs, err := filepath.Abs(*p)
 					if err != nil {
-						return fmt.Errorf("%w: %v", engine.ErrInput, err)
+						return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 					}
 					*p = abs
 				}
@@ -76,7 +76,7 @@ logs in --wal-path; --replica-of is for postgres only.`,
 				spec.Name = defaultName(spec.Path)
 			}
 			if spec.ReplicaOf != "" && spec.Engine == "mariadb" {
-				return fmt.Errorf("%w: --replica-of is not supported for --engine %s: replicas are postgres-only", engine.ErrInput, spec.Engine)
+				return fmt.Errorf("%w: --replica-of is not supported for --engine %s: replicas are postgres-only", input.ErrInvalid, spec.Engine)
 			}
 			if ioLimit != "" {
 				l, err := instance.ParseIOLimit(ioLimit)
@@ -98,7 +98,7 @@ logs in --wal-path; --replica-of is for postgres only.`,
 			}
 			_, warnings, err := reg.Create(c.Context(), spec)
 			if err != nil {
-				if errors.Is(err, engine.ErrInput) && strings.Contains(err.Error(), "cannot create ") {
+				if errors.Is(err, input.ErrInvalid) && strings.Contains(err.Error(), "cannot create ") {
 					// The directory could not be made (read-only, no permission): say what to do.
 					return fmt.Errorf("%w: choose a --path in a directory you may write to on the storage to test", err)
 				}
@@ -374,7 +374,7 @@ func restoreCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if jobs < 0 {
-				return fmt.Errorf("%w: --jobs must not be negative", engine.ErrInput)
+				return fmt.Errorf("%w: --jobs must not be negative", input.ErrInvalid)
 			}
 			return transfer(c, "restore", a, func(reg instance.Registry, dir string) (instance.Transfer, error) {
 				return reg.Restore(c.Context(), a.name, dir, jobs)
@@ -391,7 +391,7 @@ func restoreCmd() *cobra.Command {
 func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Registry, string) (instance.Transfer, error)) error {
 	abs, err := filepath.Abs(a.dir)
 	if err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	reg, err := registry()
 	if err != nil {

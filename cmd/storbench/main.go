@@ -15,10 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/storbench/storbench/internal/engine"
 	_ "github.com/storbench/storbench/internal/engine/mysql"    // registers mysql:// and mariadb://
 	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
 	_ "github.com/storbench/storbench/internal/engine/sqlite"   // registers sqlite://
+	"github.com/storbench/storbench/internal/input"
 )
 
 // version is set at link time (-ldflags "-X main.version=…").
@@ -55,7 +55,7 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %v (see storbench %s --help)", engine.ErrInput, err, c.Name())
+		return fmt.Errorf("%w: %v (see storbench %s --help)", input.ErrInvalid, err, c.Name())
 	})
 	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), instanceCmd(), backupCmd(), restoreCmd(), fioCmd(),
 		studyCmd(), resultsCmd(), quickCmd(), reportCmd(), compareCmd(), versionCmd())
@@ -70,11 +70,11 @@ func exitStatus(stderr io.Writer, err error) int {
 		return 0
 	case errors.As(err, &code):
 		return int(code)
-	case errors.Is(err, engine.ErrInput):
+	case errors.Is(err, input.ErrInvalid):
 		printError(stderr, err.Error())
 		return 2
 	case isUsage(err):
-		printError(stderr, fmt.Sprintf("%v: %v (see storbench --help)", engine.ErrInput, err))
+		printError(stderr, fmt.Sprintf("%v: %v (see storbench --help)", input.ErrInvalid, err))
 		return 2
 	}
 	printError(stderr, err.Error())

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -45,7 +47,11 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, ds
 	if f.host != "" {
 		return nil, nil
 	}
-	host, local := engine.LocalDSN(dsn)
+	u, err := dburl.Parse(dsn)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	host, local := u.Local()
 	if !local {
 		return nil, []string{fmt.Sprintf("the database is on %s, not this host: CPU and memory are this host's (the client's); give --metrics-host for the database host's figures", host)}
 	}
@@ -106,11 +112,11 @@ func csvPathOf(f *metricsFlags, jsonPath string) string {
 // but a regular file.
 func createResultFile(path, flag string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s %s is not a regular file", engine.ErrInput, flag, path)
+		return nil, fmt.Errorf("%w: %s %s is not a regular file", input.ErrInvalid, flag, path)
 	}
 	file, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", engine.ErrInput, flag, err)
+		return nil, fmt.Errorf("%w: %s: %v", input.ErrInvalid, flag, err)
 	}
 	return file, nil
 }
@@ -128,10 +134,10 @@ type metricsOnly struct {
 // runMetricsOnly samples for the duration (or until interrupted) without a workload.
 func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, duration time.Duration) error {
 	if err := driver.CheckDuration("--", duration); err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if f.off {
-		return fmt.Errorf("%w: --metrics-only and --no-metrics contradict each other", engine.ErrInput)
+		return fmt.Errorf("%w: --metrics-only and --no-metrics contradict each other", input.ErrInvalid)
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
 	var observer engine.Observer
@@ -161,7 +167,7 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 	}
 	elapsed := time.Since(start).Seconds()
 	res := metricsOnly{System: mon.Stop(context.WithoutCancel(ctx), 0, elapsed)}
-	res.Config.DurationSeconds, res.Config.DSN, res.Config.Version = elapsed, engine.RedactDSN(dsn), version
+	res.Config.DurationSeconds, res.Config.DSN, res.Config.Version = elapsed, dburl.Redact(dsn), version
 	metrics.WriteText(out, res.System, "means over the run")
 	if jsonPath != "" {
 		return writeJSON(c, jsonPath, res)

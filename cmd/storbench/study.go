@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/pgserver"
@@ -172,7 +172,7 @@ func resultsCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if csvPath == "" {
-				return fmt.Errorf("%w: --csv FILE is required", engine.ErrInput)
+				return fmt.Errorf("%w: --csv FILE is required", input.ErrInvalid)
 			}
 			store, err := study.ReadStore(args[0])
 			if err != nil {
@@ -208,15 +208,15 @@ func freshQuickDir(dir string) error {
 	switch {
 	case os.IsNotExist(err):
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+			return fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
 		}
 		return os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
 	case err != nil:
-		return fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, quickMarker)); err != nil {
 		if len(entries) > 0 {
-			return fmt.Errorf("%w: %s is not empty and not quick's: give another --path", engine.ErrInput, dir)
+			return fmt.Errorf("%w: %s is not empty and not quick's: give another --path", input.ErrInvalid, dir)
 		}
 		return os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
 	}
@@ -267,13 +267,13 @@ func runQuickProfile(c *cobra.Command, dir, jsonPath string) error {
 func quickPath(c *cobra.Command, dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+		return "", fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
 	}
 	if err := instance.CheckParent(abs); err != nil {
 		return "", fmt.Errorf("--path %s: %w", abs, err)
 	}
 	if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return "", fmt.Errorf("%w: --path: %v", engine.ErrInput, err)
+		return "", fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
 	}
 	p, err := metrics.NewResolver().Resolve(abs, "path")
 	if err != nil {

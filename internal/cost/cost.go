@@ -17,7 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
 
@@ -79,7 +79,7 @@ const (
 )
 
 // FieldError is a problem in a model, at Path (e.g. "configurations[1].licences[0]")
-// so a file's loader can name the line; it wraps engine.ErrInput.
+// so a file's loader can name the line; it wraps input.ErrInvalid.
 type FieldError struct {
 	Path string
 	Msg  string // what is wrong (the fix)
@@ -87,7 +87,7 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
 
-func (e *FieldError) Unwrap() error { return engine.ErrInput }
+func (e *FieldError) Unwrap() error { return input.ErrInvalid }
 
 var currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 
@@ -552,14 +552,14 @@ func WriteText(w io.Writer, t *Table) error {
 }
 
 // Load reads and checks a cost model file (--costs FILE): strict YAML, errors as
-// "costs.yaml:12: what is wrong (the fix)", wrapping engine.ErrInput.
+// "costs.yaml:12: what is wrong (the fix)", wrapping input.ErrInvalid.
 func Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: cost model %s does not exist (check the path; examples/costs/hdd-vs-ssd.yaml is an example)", engine.ErrInput, path)
+		return nil, fmt.Errorf("%w: cost model %s does not exist (check the path; examples/costs/hdd-vs-ssd.yaml is an example)", input.ErrInvalid, path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: cost model: %v", engine.ErrInput, err)
+		return nil, fmt.Errorf("%w: cost model: %v", input.ErrInvalid, err)
 	}
 	return Parse(path, data)
 }

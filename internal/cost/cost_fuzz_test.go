@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzParse: a hostile cost model never panics, and is refused with one line
-// that wraps engine.ErrInput.
+// that wraps input.ErrInvalid.
 func FuzzParse(f *testing.F) {
 	yamlfiletest.Seeds(f, "../../examples/costs/*.yaml")
 	for _, s := range []string{

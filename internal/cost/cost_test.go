@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/yamlfile/yamlfiletest"
 )
 
@@ -366,8 +366,8 @@ func TestValidate(t *testing.T) {
 	m := &Model{Configurations: []Configuration{{Name: "a", Licences: []string{"os"}}}}
 	err := m.Validate()
 	var fe *FieldError
-	if !errors.As(err, &fe) || !errors.Is(err, engine.ErrInput) {
-		t.Fatalf("Validate: %v, want a *FieldError wrapping engine.ErrInput", err)
+	if !errors.As(err, &fe) || !errors.Is(err, input.ErrInvalid) {
+		t.Fatalf("Validate: %v, want a *FieldError wrapping input.ErrInvalid", err)
 	}
 	if fe.Path != "configurations[0].licences[0]" || err.Error() != fe.Path+": "+fe.Msg {
 		t.Errorf("error %q at %q", err, fe.Path)
@@ -383,7 +383,7 @@ func TestValidate(t *testing.T) {
 
 func TestLoadMissing(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "costs.yaml"))
-	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "does not exist") {
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("Load of a missing file: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/postgres"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/pgserver"
 )
@@ -87,7 +88,7 @@ func TestConnectionLimit(t *testing.T) {
 	cfg := driver.Config{Users: 7, Duration: time.Second, Mode: engine.Procedures, Seed: 1, ClientCPUs: 1}
 	start := time.Now()
 	res, err := driver.Run(ctx, db, cfg)
-	if !errors.Is(err, engine.ErrInput) || res != nil {
+	if !errors.Is(err, input.ErrInvalid) || res != nil {
 		t.Fatalf("7 users with 8 slots left: result %v, error %v; want no result and bad input", res != nil, err)
 	}
 	want := "7 users need 9 connections but the server allows 8 more (max_connections=10): lower --users or raise max_connections"

@@ -16,6 +16,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -174,7 +175,7 @@ func CheckInputs(prefix, inputs string) error {
 // only adds threads, and 100000 of them exhaust the process's thread limit.
 func CheckClientCPUs(n int) error {
 	if n < 1 || n > runtime.NumCPU() {
-		return fmt.Errorf("%w: --client-cpus %d is out of range (give 1 to %d, the CPUs this process may use)", engine.ErrInput, n, runtime.NumCPU())
+		return fmt.Errorf("%w: --client-cpus %d is out of range (give 1 to %d, the CPUs this process may use)", input.ErrInvalid, n, runtime.NumCPU())
 	}
 	return nil
 }
@@ -182,13 +183,13 @@ func CheckClientCPUs(n int) error {
 // Validate checks the configuration before anything connects.
 func (c *Config) Validate() error {
 	if err := CheckUsers("--", c.Users); err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if err := errors.Join(CheckRamp("--", c.Ramp), CheckDuration("--", c.Duration)); err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if c.MaxRetries < 0 {
-		return fmt.Errorf("%w: retries must not be negative", engine.ErrInput)
+		return fmt.Errorf("%w: retries must not be negative", input.ErrInvalid)
 	}
 	if err := CheckClientCPUs(c.ClientCPUs); err != nil {
 		return err
@@ -197,11 +198,11 @@ func (c *Config) Validate() error {
 		c.Inputs = DefaultInputs
 	}
 	if err := CheckInputs("--", c.Inputs); err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	_, err := engine.ParseMode(string(c.Mode))
 	if err != nil {
-		return fmt.Errorf("%w: --%v", engine.ErrInput, err)
+		return fmt.Errorf("%w: --%v", input.ErrInvalid, err)
 	}
 	return nil
 }
@@ -321,7 +322,7 @@ func CheckConnections(ctx context.Context, db engine.Database, users int) error 
 	}
 	if need := users + ownConnections; need > limit.Available {
 		return fmt.Errorf("%w: %d users need %d connections but the server allows %d more (max_connections=%d): lower --users or raise max_connections",
-			engine.ErrInput, users, need, max(limit.Available, 0), limit.Max)
+			input.ErrInvalid, users, need, max(limit.Available, 0), limit.Max)
 	}
 	return nil
 }
@@ -339,7 +340,7 @@ func foreignBuild(info *engine.BuildInfo, cfg *Config) ([]string, error) {
 	var notes []string
 	switch cfg.Mode {
 	case engine.Procedures:
-		return nil, fmt.Errorf("%w: this database was built by %s, not storbench, so it has none of storbench's stored procedures (which storbench does not add to a database it did not build): run it with --mode sql (study: workload.mode: sql)", engine.ErrInput, by)
+		return nil, fmt.Errorf("%w: this database was built by %s, not storbench, so it has none of storbench's stored procedures (which storbench does not add to a database it did not build): run it with --mode sql (study: workload.mode: sql)", input.ErrInvalid, by)
 	case engine.Best:
 		cfg.Mode = engine.SQL
 		notes = append(notes, fmt.Sprintf("mode sql: the database was built by %s, so it has none of storbench's stored procedures", by))
@@ -401,7 +402,7 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.
 			defer mu.Unlock()
 			switch {
 			case err == nil || firstErr != nil:
-			case errors.Is(err, engine.ErrInput):
+			case errors.Is(err, input.ErrInvalid):
 				// What the user must fix (the database, the mode), not the server's limit.
 				firstErr = fmt.Errorf("open session for user %d of %d: %w", i+1, cfg.Users, err)
 			default:

@@ -3,11 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"strings"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,7 +21,9 @@ type StorageWatch struct {
 // is on another host, whose paths mean nothing here, or cannot say: then only the
 // engine's own disk-full errors are explained).
 func WatchStorage(ctx context.Context, db Observer, dsn string) StorageWatch {
-	if _, local := LocalDSN(dsn); !local {
+	if u, err := dburl.Parse(dsn); err != nil {
+		return StorageWatch{}
+	} else if _, local := u.Local(); !local {
 		return StorageWatch{}
 	}
 	st, err := db.Storage(ctx)
@@ -107,22 +108,4 @@ func (w StorageWatch) Explain(db Database, err error, fix string) error {
 		place = strings.Join(where, "; ")
 	}
 	return fmt.Errorf("the storage is full or nearly (%s): free space there or use a larger target, %s: %w", place, fix, err)
-}
-
-// LocalDSN tells whether the DSN's server is on this host (loopback, a Unix socket,
-// or a file) and names its host.
-func LocalDSN(dsn string) (string, bool) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", false
-	}
-	host := u.Hostname()
-	if h := u.Query().Get("host"); h != "" {
-		host = h
-	}
-	if host == "" || host == "localhost" || strings.HasPrefix(host, "/") {
-		return host, true
-	}
-	ip := net.ParseIP(host)
-	return host, ip != nil && ip.IsLoopback()
 }

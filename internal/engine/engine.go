@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/dburl"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -152,7 +154,7 @@ func CheckMode(scheme string, m Mode) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s has no %s mode (it runs %s): give --mode %s, or leave --mode out for the engine's best (study: workload.mode)",
-		ErrInput, canonical[strings.ToLower(scheme)], m, modeList(modes), modes[0])
+		input.ErrInvalid, canonical[strings.ToLower(scheme)], m, modeList(modes), modes[0])
 }
 
 func modeList(modes []Mode) string {
@@ -337,10 +339,6 @@ func SameEngine(a, b string) bool {
 // engine a DSN scheme (or Database.Engine's name) names; 0 when none is registered.
 func BytesPerWarehouse(scheme string) int64 { return footprint[scheme] }
 
-// ErrInput marks errors in what the user gave (a bad DSN, an unknown scheme): the
-// command line reports them with exit code 2.
-var ErrInput = errors.New("invalid input")
-
 // Interrupted is the error of work its context ended (Ctrl-C): it matches the
 // context's error (errors.Is(err, context.Canceled)) but reads as msg alone, which
 // says what was kept; the cause's own words add nothing for the user.
@@ -368,7 +366,7 @@ func OpenOrCreate(ctx context.Context, dsn string) (Database, error) {
 func open(ctx context.Context, dsn string, mode OpenMode) (Database, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {
-		return nil, fmt.Errorf("%w: --dsn %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", ErrInput, RedactDSN(dsn))
+		return nil, fmt.Errorf("%w: --dsn %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", input.ErrInvalid, dburl.Redact(dsn))
 	}
 	opener, ok := openers[u.Scheme]
 	if !ok {
@@ -377,29 +375,7 @@ func open(ctx context.Context, dsn string, mode OpenMode) (Database, error) {
 			known = append(known, s+"://")
 		}
 		sort.Strings(known)
-		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", ErrInput, u.Scheme, strings.Join(known, " or "))
+		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", input.ErrInvalid, u.Scheme, strings.Join(known, " or "))
 	}
 	return opener(ctx, dsn, mode)
-}
-
-// RedactDSN removes the password from a DSN so it can be printed and stored.
-func RedactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		if i := strings.LastIndex(dsn, "@"); i >= 0 {
-			return "…" + dsn[i:]
-		}
-		return dsn
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/storbench/storbench/internal/dburl"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -25,10 +27,10 @@ func RequireSchema(ctx context.Context, db Database, dsn string) error {
 	switch {
 	case len(missing) == len(tpcc.Tables):
 		return fmt.Errorf("%w: %s has no TPC-C tables: run storbench build --dsn … --warehouses N first, or name the built database in --dsn",
-			ErrInput, RedactDSN(dsn))
+			input.ErrInvalid, dburl.Redact(dsn))
 	case len(missing) > 0:
 		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop, then storbench build",
-			ErrInput, RedactDSN(dsn), strings.Join(missing, ", "))
+			input.ErrInvalid, dburl.Redact(dsn), strings.Join(missing, ", "))
 	}
 	return nil
 }

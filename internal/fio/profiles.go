@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Profile is a named storage test from the papers: a table of points that fio runs
@@ -153,13 +153,13 @@ func Lookup(names []string, all bool) ([]Profile, error) {
 		return Profiles, nil
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%w: give --profile NAME (see storbench fio --list) or --all", engine.ErrInput)
+		return nil, fmt.Errorf("%w: give --profile NAME (see storbench fio --list) or --all", input.ErrInvalid)
 	}
 	var out []Profile
 	for _, n := range names {
 		i := slices.IndexFunc(Profiles, func(p Profile) bool { return p.Name == n })
 		if i < 0 {
-			return nil, fmt.Errorf("%w: no fio profile %q: use one of %s", engine.ErrInput, n, strings.Join(profileNames(), ", "))
+			return nil, fmt.Errorf("%w: no fio profile %q: use one of %s", input.ErrInvalid, n, strings.Join(profileNames(), ", "))
 		}
 		out = append(out, Profiles[i])
 	}

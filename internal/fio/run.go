@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Options say where and how long the profiles run.
@@ -42,7 +43,7 @@ const stopDelay = 3 * time.Second
 func FindFio() (string, error) {
 	path, err := exec.LookPath("fio")
 	if err != nil {
-		return "", fmt.Errorf("%w: fio is not installed: apt-get install fio (or dnf install fio), or put it on PATH", engine.ErrInput)
+		return "", fmt.Errorf("%w: fio is not installed: apt-get install fio (or dnf install fio), or put it on PATH", input.ErrInvalid)
 	}
 	return path, nil
 }
@@ -54,10 +55,10 @@ func FindFio() (string, error) {
 // ending in its words).
 func Run(ctx context.Context, profiles []Profile, opts Options) (results []Result, err error) {
 	if opts.Runtime < time.Second {
-		return nil, fmt.Errorf("%w: --runtime must be at least 1s (fio logs once a second)", engine.ErrInput)
+		return nil, fmt.Errorf("%w: --runtime must be at least 1s (fio logs once a second)", input.ErrInvalid)
 	}
 	if opts.Size < 16<<20 {
-		return nil, fmt.Errorf("%w: --size must be at least 16MiB", engine.ErrInput)
+		return nil, fmt.Errorf("%w: --size must be at least 16MiB", input.ErrInvalid)
 	}
 	bin, err := FindFio()
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/looptest"
 )
 
@@ -220,12 +220,12 @@ func TestTargetRefusals(t *testing.T) {
 	}
 	for name, opts := range cases {
 		_, err := Run(context.Background(), []Profile{profileNamed(t, "hcibench-4k-70r")}, opts)
-		if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want a one-line input error", name, err)
 		}
 	}
 	t.Setenv("PATH", "")
-	if _, err := Run(context.Background(), []Profile{profileNamed(t, "hcibench-4k-70r")}, ok); !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "apt-get install fio") {
+	if _, err := Run(context.Background(), []Profile{profileNamed(t, "hcibench-4k-70r")}, ok); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "apt-get install fio") {
 		t.Errorf("without fio: %v", err)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, "storbench-fio-*"))
@@ -245,7 +245,7 @@ func TestRawDevice(t *testing.T) {
 
 	prof := []Profile{profileNamed(t, "seq-write-128k")}
 	opts := Options{Device: dev, Size: 32 << 20, Runtime: time.Second}
-	if _, err := Run(context.Background(), prof, opts); !errors.Is(err, engine.ErrInput) {
+	if _, err := Run(context.Background(), prof, opts); !errors.Is(err, input.ErrInvalid) {
 		t.Fatalf("unconfirmed device: %v", err)
 	}
 	opts.DestroyDevice = true
@@ -254,7 +254,7 @@ func TestRawDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), prof, opts); !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "in use") {
+	if _, err := Run(context.Background(), prof, opts); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "in use") {
 		t.Errorf("device in use: %v", err)
 	}
 	unix.Close(held)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Runs is what `storbench fio --json` writes and `storbench fio compare` reads.
@@ -21,11 +21,11 @@ type Runs struct {
 func ReadRuns(path string) (*Runs, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	var r Runs
 	if err := json.Unmarshal(b, &r); err != nil || len(r.Results) == 0 {
-		return nil, fmt.Errorf("%w: %s is not the --json of storbench fio (%v)", engine.ErrInput, path, err)
+		return nil, fmt.Errorf("%w: %s is not the --json of storbench fio (%v)", input.ErrInvalid, path, err)
 	}
 	return &r, nil
 }
@@ -134,7 +134,7 @@ func Compare(out io.Writer, nameA string, a *Runs, nameB string, b *Runs) error 
 		return err
 	}
 	if matched == 0 {
-		return fmt.Errorf("%w: the two results have no profile point in common", engine.ErrInput)
+		return fmt.Errorf("%w: the two results have no profile point in common", input.ErrInvalid)
 	}
 	fmt.Fprintln(out, "lat = mean completion latency over reads and writes; for latency, B below 100% is better")
 	return nil

@@ -14,7 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Backups keep their files in DIR/base, beside DIR's marker (the engines' backup tools
@@ -34,7 +36,7 @@ type BackupMethod struct {
 // ParseBackupMethod reads --method physical|logical.
 func ParseBackupMethod(method string, jobs int) (BackupMethod, error) {
 	if jobs < 1 {
-		return BackupMethod{}, fmt.Errorf("%w: --jobs must be at least 1", engine.ErrInput)
+		return BackupMethod{}, fmt.Errorf("%w: --jobs must be at least 1", input.ErrInvalid)
 	}
 	switch method {
 	case "physical":
@@ -42,7 +44,7 @@ func ParseBackupMethod(method string, jobs int) (BackupMethod, error) {
 	case "logical":
 		return BackupMethod{Logical: true, Jobs: jobs}, nil
 	}
-	return BackupMethod{}, fmt.Errorf("%w: --method %q: use physical or logical", engine.ErrInput, method)
+	return BackupMethod{}, fmt.Errorf("%w: --method %q: use physical or logical", input.ErrInvalid, method)
 }
 
 // record is what backup.json says: how the backup was made and by which engine (""
@@ -105,7 +107,7 @@ type ExternalBackuper interface {
 func externalBackuper(engineName string) (ExternalBackuper, error) {
 	b, ok := servers[engineName].(ExternalBackuper)
 	if !ok {
-		return nil, fmt.Errorf("%w: storbench cannot take a physical backup of an external %s server", engine.ErrInput, engineName)
+		return nil, fmt.Errorf("%w: storbench cannot take a physical backup of an external %s server", input.ErrInvalid, engineName)
 	}
 	return b, nil
 }
@@ -151,7 +153,7 @@ func BackupExternal(ctx context.Context, engineName, dsn, dir, owner string) (Tr
 	t, err := timed(backupFiles(dir), func() error { return b.BackupExternal(ctx, dsn, backupFiles(dir)) })
 	if err != nil {
 		_, _ = release(dir, owner, nil)
-		return Transfer{}, fmt.Errorf("backup of %s: %w", engine.RedactDSN(dsn), err)
+		return Transfer{}, fmt.Errorf("backup of %s: %w", dburl.Redact(dsn), err)
 	}
 	return t, nil
 }
@@ -183,13 +185,13 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 		err = json.Unmarshal(b, &rec)
 	}
 	if err != nil {
-		return Transfer{}, fmt.Errorf("%w: %s: no readable backup record: %v", engine.ErrInput, dir, err)
+		return Transfer{}, fmt.Errorf("%w: %s: no readable backup record: %v", input.ErrInvalid, dir, err)
 	}
 	if rec.Engine == "" {
 		rec.Engine = "postgres"
 	}
 	if rec.Engine != st.Engine {
-		return Transfer{}, fmt.Errorf("%w: %s is a backup of a %s instance; instance %s is %s", engine.ErrInput, dir, rec.Engine, name, st.Engine)
+		return Transfer{}, fmt.Errorf("%w: %s is a backup of a %s instance; instance %s is %s", input.ErrInvalid, dir, rec.Engine, name, st.Engine)
 	}
 	how := rec.BackupMethod
 	if jobs > 0 {
@@ -297,7 +299,7 @@ func checkRoom(name, dir string, size int64) error {
 	}
 	if need := size + size/20 + restoreMargin; free < need {
 		return fmt.Errorf("%w: restore of instance %s: the %d MB backup does not fit beside the current data in %s (%d MB free, %d MB needed): free some space there; the instance's data is unchanged",
-			engine.ErrInput, name, size/1e6, dir, free/1e6, need/1e6)
+			input.ErrInvalid, name, size/1e6, dir, free/1e6, need/1e6)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Spec is what the user asks of an instance.
@@ -64,7 +64,7 @@ type dsner interface{ DSN(st *State) string }
 
 // DSN is the URL build, run and check connect with: the engine's own (its Server's
 // DSN method), else PostgreSQL's. It may hold a password: store it only through
-// engine.RedactDSN.
+// dburl.Redact.
 func (st *State) DSN() string {
 	if s, ok := servers[st.Engine].(dsner); ok {
 		return s.DSN(st)
@@ -147,7 +147,7 @@ func (r Registry) file(name string) string { return filepath.Join(r.Dir, name+".
 func (r Registry) Load(name string) (*State, error) {
 	b, err := os.ReadFile(r.file(name))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no instance named %q (storbench instance list shows them)", engine.ErrInput, name)
+		return nil, fmt.Errorf("%w: no instance named %q (storbench instance list shows them)", input.ErrInvalid, name)
 	}
 	if err != nil {
 		return nil, err

@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/sys/unix"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // IOLimit throttles the instance's I/O on the data directory's disk, to emulate slower
@@ -57,7 +56,7 @@ func ParseIOLimit(s string) (IOLimit, error) {
 			err = fmt.Errorf("unknown key %q", key)
 		}
 		if err != nil {
-			return IOLimit{}, fmt.Errorf("%w: --io-limit %q: %v (use riops=N,wiops=N,rbps=100MB,wbps=100MB)", engine.ErrInput, s, err)
+			return IOLimit{}, fmt.Errorf("%w: --io-limit %q: %v (use riops=N,wiops=N,rbps=100MB,wbps=100MB)", input.ErrInvalid, s, err)
 		}
 	}
 	return l, nil

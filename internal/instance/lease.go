@@ -13,7 +13,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Several storbench processes share a registry: creates of one name must not both
@@ -137,11 +139,12 @@ func (l *Lease) Release() {
 // Serving is the recorded instance whose server dsn names: a loopback host and the
 // instance's port, with the scheme of the instance's own DSN; nil when there is none.
 func (r Registry) Serving(dsn string) (*State, error) {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Port() == "" {
-		return nil, nil // not a URL naming a port: no managed instance's
+	d, err := dburl.Parse(dsn)
+	if err != nil {
+		return nil, nil // not a URL: no managed instance's
 	}
-	if _, local := engine.LocalDSN(dsn); !local {
+	u := d.Parts()
+	if _, local := d.Local(); !local || u.Port() == "" {
 		return nil, nil
 	}
 	all, err := r.List()
@@ -180,7 +183,7 @@ func (r Registry) inUse(name string) error {
 		_ = json.Unmarshal(b, &info)
 		f.Close()
 		return fmt.Errorf("%w: instance %s is in use by %s (pid %d, since %s): wait for it or add --force",
-			engine.ErrInput, name, info.What, info.PID, info.Since.Format("15:04:05"))
+			input.ErrInvalid, name, info.What, info.PID, info.Since.Format("15:04:05"))
 	}
 	return nil
 }

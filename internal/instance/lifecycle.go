@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Create claims the directories, initialises the server's files and records the
@@ -17,18 +17,18 @@ import (
 func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, error) {
 	srv, ok := servers[spec.Engine]
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: --engine %q is not supported: use %s", engine.ErrInput, spec.Engine, strings.Join(Engines(), " or "))
+		return nil, nil, fmt.Errorf("%w: --engine %q is not supported: use %s", input.ErrInvalid, spec.Engine, strings.Join(Engines(), " or "))
 	}
 	if !validName.MatchString(spec.Name) {
-		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", engine.ErrInput, spec.Name)
+		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", input.ErrInvalid, spec.Name)
 	}
 	if spec.MemoryBytes != 0 {
 		if err := CheckMemory("--", spec.Engine, spec.MemoryBytes); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
+			return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 		}
 	}
 	if spec.MaxConnections < 1 {
-		return nil, nil, fmt.Errorf("%w: --max-connections must be at least 1", engine.ErrInput)
+		return nil, nil, fmt.Errorf("%w: --max-connections must be at least 1", input.ErrInvalid)
 	}
 	if err := checkPort(spec.Port); err != nil {
 		return nil, nil, err
@@ -49,7 +49,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	}
 	defer unlock()
 	if _, err := r.Load(spec.Name); err == nil {
-		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", engine.ErrInput, spec.Name, spec.Name)
+		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", input.ErrInvalid, spec.Name, spec.Name)
 	}
 	if spec.Port != 0 {
 		all, err := r.List()
@@ -58,7 +58,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		}
 		for _, other := range all {
 			if other.Port == spec.Port {
-				return nil, nil, fmt.Errorf("%w: --port %d belongs to instance %s", engine.ErrInput, spec.Port, other.Name)
+				return nil, nil, fmt.Errorf("%w: --port %d belongs to instance %s", input.ErrInvalid, spec.Port, other.Name)
 			}
 		}
 	}
@@ -95,7 +95,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		primary = p
 	} else if spec.Sync {
 		undo()
-		return nil, nil, fmt.Errorf("%w: --sync needs --replica-of", engine.ErrInput)
+		return nil, nil, fmt.Errorf("%w: --sync needs --replica-of", input.ErrInvalid)
 	}
 	st := &State{Spec: spec, CreatedAt: time.Now().UTC(), Dirs: ids}
 	if err := srv.Init(ctx, st, primary); err != nil {
@@ -117,10 +117,10 @@ func (r Registry) primary(spec Spec) (*State, error) {
 		return nil, err
 	}
 	if p.Engine != spec.Engine {
-		return nil, fmt.Errorf("%w: --replica-of %s is a %s instance, not %s", engine.ErrInput, p.Name, p.Engine, spec.Engine)
+		return nil, fmt.Errorf("%w: --replica-of %s is a %s instance, not %s", input.ErrInvalid, p.Name, p.Engine, spec.Engine)
 	}
 	if servers[p.Engine].PID(p) == 0 {
-		return nil, fmt.Errorf("%w: --replica-of %s is stopped: storbench instance start --name %s", engine.ErrInput, p.Name, p.Name)
+		return nil, fmt.Errorf("%w: --replica-of %s is stopped: storbench instance start --name %s", input.ErrInvalid, p.Name, p.Name)
 	}
 	return p, nil
 }
@@ -131,11 +131,11 @@ func checkPort(port int) error {
 		return nil
 	}
 	if port < 1 || port > 65535 {
-		return fmt.Errorf("%w: --port %d is not a TCP port", engine.ErrInput, port)
+		return fmt.Errorf("%w: --port %d is not a TCP port", input.ErrInvalid, port)
 	}
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
-		return fmt.Errorf("%w: --port %d is in use on 127.0.0.1: choose another or leave it out", engine.ErrInput, port)
+		return fmt.Errorf("%w: --port %d is in use on 127.0.0.1: choose another or leave it out", input.ErrInvalid, port)
 	}
 	return l.Close()
 }

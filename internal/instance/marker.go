@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // markerFile marks a directory that storbench prepared for an instance.
@@ -52,9 +52,9 @@ func CheckParent(dir string) error {
 	st, err := os.Stat(parent)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", engine.ErrInput, parent)
+		return fmt.Errorf("%w: %s does not exist (create the mount point or directory first)", input.ErrInvalid, parent)
 	case !st.IsDir():
-		return fmt.Errorf("%w: %s is not a directory (give a path inside a directory)", engine.ErrInput, parent)
+		return fmt.Errorf("%w: %s is not a directory (give a path inside a directory)", input.ErrInvalid, parent)
 	}
 	return nil
 }
@@ -64,20 +64,20 @@ func CheckParent(dir string) error {
 // takes the registry's lock.
 func claimable(dir string) (exists bool, err error) {
 	if !filepath.IsAbs(dir) {
-		return false, fmt.Errorf("%w: %s is not an absolute path", engine.ErrInput, dir)
+		return false, fmt.Errorf("%w: %s is not an absolute path", input.ErrInvalid, dir)
 	}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return false, CheckParent(dir)
 	case err != nil:
-		return false, fmt.Errorf("%w: %s is not a readable directory: %v", engine.ErrInput, dir, err)
+		return false, fmt.Errorf("%w: %s is not a readable directory: %v", input.ErrInvalid, dir, err)
 	case len(entries) > 0:
 		// One that storbench prepared is another instance's, maybe a study's.
 		if m, err := readMarker(dir); err == nil && m.Instance != "" {
-			return false, fmt.Errorf("%w: %s holds instance %s (storbench instance list shows it, with its study if a study made it): destroy that instance, or name an empty or new directory", engine.ErrInput, dir, m.Instance)
+			return false, fmt.Errorf("%w: %s holds instance %s (storbench instance list shows it, with its study if a study made it): destroy that instance, or name an empty or new directory", input.ErrInvalid, dir, m.Instance)
 		}
-		return false, fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", engine.ErrInput, dir)
+		return false, fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", input.ErrInvalid, dir)
 	}
 	return true, nil
 }
@@ -104,7 +104,7 @@ func claim(dir, instance string) (id DirID, warning string, err error) {
 	created := false
 	if !exists {
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return DirID{}, "", fmt.Errorf("%w: cannot create %s: %v", engine.ErrInput, dir, err)
+			return DirID{}, "", fmt.Errorf("%w: cannot create %s: %v", input.ErrInvalid, dir, err)
 		}
 		created = true
 	}
@@ -117,7 +117,7 @@ func claim(dir, instance string) (id DirID, warning string, err error) {
 		if created {
 			os.Remove(dir)
 		}
-		return DirID{}, "", fmt.Errorf("%w: %s is not writable: %v", engine.ErrInput, dir, err)
+		return DirID{}, "", fmt.Errorf("%w: %s is not writable: %v", input.ErrInvalid, dir, err)
 	}
 	var fs syscall.Statfs_t
 	if syscall.Statfs(dir, &fs) == nil && fs.Type == tmpfsMagic {
@@ -131,7 +131,7 @@ func claim(dir, instance string) (id DirID, warning string, err error) {
 func checkMarker(dir string) error {
 	m, err := readMarker(dir)
 	if err != nil {
-		return fmt.Errorf("%w: %s is not a storbench backup (no readable %s marker)", engine.ErrInput, dir, markerFile)
+		return fmt.Errorf("%w: %s is not a storbench backup (no readable %s marker)", input.ErrInvalid, dir, markerFile)
 	}
 	return checkIdentity(dir, m, nil)
 }
@@ -155,7 +155,7 @@ func checkIdentity(dir string, m marker, want *DirID) error {
 	}
 	if (m.Dir != nil && *m.Dir != id) || (want != nil && *want != id) {
 		return fmt.Errorf("%w: %s is not the directory storbench prepared (its %s marker was copied there, or the directory was replaced): nothing in it is removed; remove it yourself if it is storbench's",
-			engine.ErrInput, dir, markerFile)
+			input.ErrInvalid, dir, markerFile)
 	}
 	return nil
 }
@@ -173,10 +173,10 @@ func release(dir, instance string, want *DirID) (kept string, err error) {
 		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
 			return "", nil // already gone
 		}
-		return "", fmt.Errorf("%w: %s has no storbench marker: not removing it", engine.ErrInput, dir)
+		return "", fmt.Errorf("%w: %s has no storbench marker: not removing it", input.ErrInvalid, dir)
 	}
 	if err != nil || m.Instance != instance {
-		return "", fmt.Errorf("%w: %s is marked for another instance (%q): not removing it", engine.ErrInput, dir, m.Instance)
+		return "", fmt.Errorf("%w: %s is marked for another instance (%q): not removing it", input.ErrInvalid, dir, m.Instance)
 	}
 	if err := checkIdentity(dir, m, want); err != nil {
 		return "", err

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 func TestClaimAndRelease(t *testing.T) {
@@ -50,14 +50,14 @@ func TestClaimAndRelease(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(unmarked, "precious"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := release(unmarked, "a", nil); !errors.Is(err, engine.ErrInput) {
+	if _, err := release(unmarked, "a", nil); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("release of an unmarked directory: %v", err)
 	}
 	other := filepath.Join(base, "other")
 	if _, _, err := claim(other, "b"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := release(other, "a", nil); !errors.Is(err, engine.ErrInput) {
+	if _, err := release(other, "a", nil); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("release of another instance's directory: %v", err)
 	}
 	for _, d := range []string{filepath.Join(unmarked, "precious"), other} {
@@ -126,10 +126,10 @@ func TestReleaseKeepsWhatStorbenchDidNotMake(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, "base", "precious"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := RemoveBackup(other, "a"); !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "copied") {
+	if err := RemoveBackup(other, "a"); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "copied") {
 		t.Errorf("RemoveBackup of a directory with a copied marker: %v", err)
 	}
-	if err := checkMarker(other); !errors.Is(err, engine.ErrInput) {
+	if err := checkMarker(other); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("checkMarker of a directory with a copied marker: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(other, "base", "precious")); err != nil {

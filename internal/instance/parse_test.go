@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 func TestParseSize(t *testing.T) {
@@ -14,7 +14,7 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "lots", "-1GB", "0", "GB", "1XB"} {
-		if _, err := ParseSize(in); !errors.Is(err, engine.ErrInput) {
+		if _, err := ParseSize(in); !errors.Is(err, input.ErrInvalid) {
 			t.Errorf("ParseSize(%q) accepted or wrong error: %v", in, err)
 		}
 	}
@@ -43,7 +43,7 @@ func TestParseIOLimit(t *testing.T) {
 		t.Errorf("ParseIOLimit = %+v, %v; want %+v", got, err, want)
 	}
 	for _, in := range []string{"riops", "riops=0", "iops=5", "wbps=fast", "riops=-3"} {
-		if _, err := ParseIOLimit(in); !errors.Is(err, engine.ErrInput) {
+		if _, err := ParseIOLimit(in); !errors.Is(err, input.ErrInvalid) {
 			t.Errorf("ParseIOLimit(%q) accepted or wrong error: %v", in, err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // ParseSize reads a size such as 512MB, 2GB or 1.5GiB (KB/MB/GB/TB are powers of 1024,
@@ -24,7 +24,7 @@ func ParseSize(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("%w: size %q: use a number and a unit, e.g. 2GB or 512MB", engine.ErrInput, s)
+		return 0, fmt.Errorf("%w: size %q: use a number and a unit, e.g. 2GB or 512MB", input.ErrInvalid, s)
 	}
 	return int64(v * float64(mult)), nil
 }

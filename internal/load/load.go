@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -114,13 +115,13 @@ func (o Options) schemaName() string {
 // Validate checks the options before anything connects.
 func (o Options) Validate() error {
 	if err := CheckSchema("--", o.schemaName()); err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if err := CheckWarehouses("--", o.Warehouses); err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if o.Workers < 1 || o.Workers > MaxWorkers {
-		return fmt.Errorf("%w: --workers %d is out of range (give 1 to %d load connections; the default is one per CPU)", engine.ErrInput, o.Workers, MaxWorkers)
+		return fmt.Errorf("%w: --workers %d is out of range (give 1 to %d load connections; the default is one per CPU)", input.ErrInvalid, o.Workers, MaxWorkers)
 	}
 	return nil
 }
@@ -169,11 +170,11 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 	}
 	if len(existing) > 0 {
 		return Summary{}, fmt.Errorf("%w: the database already holds TPC-C tables (%s): run storbench drop first, or use another database",
-			engine.ErrInput, strings.Join(existing, ", "))
+			input.ErrInvalid, strings.Join(existing, ", "))
 	}
 	if dir, known := opts.Storage.DataDir(); known {
 		if err := CheckSpace(db.Engine(), opts.Warehouses, dir); err != nil {
-			return Summary{}, fmt.Errorf("%w: %v", engine.ErrInput, err)
+			return Summary{}, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 		}
 	}
 	for opts.Seed == 0 {

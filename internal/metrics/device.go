@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/sys/unix"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // Placement is where a path's bytes go.
@@ -59,9 +58,9 @@ func (r Resolver) Resolve(path, role string) (Placement, error) {
 	}
 	switch {
 	case errors.Is(err, errMissing):
-		return Placement{}, fmt.Errorf("%w: %s %s does not exist", engine.ErrInput, what, path)
+		return Placement{}, fmt.Errorf("%w: %s %s does not exist", input.ErrInvalid, what, path)
 	case errors.Is(err, fs.ErrPermission):
-		return Placement{}, fmt.Errorf("%w: %s %s cannot be read by this user (permission denied): run as its owner or root", engine.ErrInput, what, path)
+		return Placement{}, fmt.Errorf("%w: %s %s cannot be read by this user (permission denied): run as its owner or root", input.ErrInvalid, what, path)
 	}
 	if err != nil {
 		return Placement{}, err

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/sys/unix"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // deviceFixture is a /sys and /proc tree laid out as the kernel does it (devices under
@@ -369,19 +368,19 @@ func TestDeviceMissingPath(t *testing.T) {
 	f.disk(virtioBus, "vda", "254:0")
 	f.mount("27 1 254:0 / / rw - ext4 /dev/vda rw")
 	_, err := f.resolver().Resolve("/srv/nope", "path")
-	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "--path /srv/nope does not exist") {
-		t.Errorf("fake stat: %v, want ErrInput naming --path /srv/nope", err)
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "--path /srv/nope does not exist") {
+		t.Errorf("fake stat: %v, want input.ErrInvalid naming --path /srv/nope", err)
 	}
 	// A directory that is not the user's --path is named by what it holds.
 	_, err = f.resolver().Resolve("/srv/nope", "wal")
-	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "wal directory /srv/nope does not exist") {
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "wal directory /srv/nope does not exist") {
 		t.Errorf("fake stat, wal: %v", err)
 	}
 
 	// The real stat's ENOENT is recognised too.
 	missing := filepath.Join(t.TempDir(), "nope", "data")
-	if _, err := NewResolver().Resolve(missing, "data"); !errors.Is(err, engine.ErrInput) {
-		t.Errorf("real stat: %v, want ErrInput", err)
+	if _, err := NewResolver().Resolve(missing, "data"); !errors.Is(err, input.ErrInvalid) {
+		t.Errorf("real stat: %v, want input.ErrInvalid", err)
 	}
 }
 
@@ -391,7 +390,7 @@ func TestDeviceSysfsError(t *testing.T) {
 	f.mount("27 1 8:0 / / rw - ext4 /dev/sda rw")
 	f.path("/srv/pg", "8:0")
 	_, err := f.resolver().Resolve("/srv/pg", "data")
-	if err == nil || errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), filepath.Join("dev", "block", "8:0")) {
+	if err == nil || errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), filepath.Join("dev", "block", "8:0")) {
 		t.Errorf("%v: want a plain error naming dev/block/8:0", err)
 	}
 }

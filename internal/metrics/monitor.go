@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Target is a directory whose disks are sampled, and what it holds.
@@ -71,12 +72,12 @@ const (
 // seconds to attach), sampling at Start.
 func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	if cfg.Interval < 10*time.Millisecond {
-		return nil, fmt.Errorf("%w: --metrics-interval must be at least 10ms", engine.ErrInput)
+		return nil, fmt.Errorf("%w: --metrics-interval must be at least 10ms", input.ErrInvalid)
 	}
 	switch cfg.IOLatency {
 	case "auto", "on", "off":
 	default:
-		return nil, fmt.Errorf("%w: --io-latency must be auto, on or off", engine.ErrInput)
+		return nil, fmt.Errorf("%w: --io-latency must be auto, on or off", input.ErrInvalid)
 	}
 	if cfg.ProcRoot == "" {
 		cfg.ProcRoot = "/proc"
@@ -86,9 +87,9 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	}
 	switch {
 	case len(cfg.Devices) > 0 && cfg.Host == "":
-		return nil, fmt.Errorf("%w: --metrics-device picks disks of a --metrics-host; on this host give --path DIR", engine.ErrInput)
+		return nil, fmt.Errorf("%w: --metrics-device picks disks of a --metrics-host; on this host give --path DIR", input.ErrInvalid)
 	case cfg.Host != "" && len(cfg.Targets) > 0:
-		return nil, fmt.Errorf("%w: --path directories are resolved on this host; with --metrics-host pick the host's disks with --metrics-device", engine.ErrInput)
+		return nil, fmt.Errorf("%w: --path directories are resolved on this host; with --metrics-host pick the host's disks with --metrics-device", input.ErrInvalid)
 	}
 	m := &Monitor{sampler: NewSampler(cfg.Interval, nil)}
 	m.report = Report{IntervalSeconds: cfg.Interval.Seconds(), Sources: map[string]string{}}
@@ -110,7 +111,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 		m.Close()
 		// The collector's errors name the URL and what to do: one line, as the user
 		// can fix it.
-		return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if m.host != nil && m.host.clock.FirstSkewMs == nil {
 		m.sampler.Note("%s's clock not compared with this machine's: its node_exporter reports no node_time_seconds (enable its time collector); its figures are placed by this machine's clock all the same", m.host.shown)
@@ -121,7 +122,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 // remote samples a node_exporter; per-I/O latency would need tracing on that host.
 func (m *Monitor) remote(cfg Config) error {
 	if cfg.IOLatency == "on" {
-		return fmt.Errorf("%w: --io-latency on traces this host's disks; with --metrics-host use auto or off", engine.ErrInput)
+		return fmt.Errorf("%w: --io-latency on traces this host's disks; with --metrics-host use auto or off", input.ErrInvalid)
 	}
 	roles := map[string][]string{}
 	for _, d := range cfg.Devices {
@@ -173,7 +174,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 		m.sampler.Note("no disk figures: no directory to resolve (give --path DIR)")
 	}
 	if len(devices) == 0 && cfg.IOLatency == "on" {
-		return fmt.Errorf("%w: --io-latency on: no disk to trace (the directories are on no block device)", engine.ErrInput)
+		return fmt.Errorf("%w: --io-latency on: no disk to trace (the directories are on no block device)", input.ErrInvalid)
 	}
 	// The tracer is collected first: it waits for bpftrace's next print, and the
 	// counters read right after it then cover the same I/O.
@@ -184,7 +185,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 			m.sampler.Add("io_latency", lat)
 			m.report.Sources["io_latency"] = latencySource
 		case cfg.IOLatency == "on":
-			return fmt.Errorf("%w: --io-latency on: %v", engine.ErrInput, err)
+			return fmt.Errorf("%w: --io-latency on: %v", input.ErrInvalid, err)
 		default:
 			m.sampler.Note("per-I/O latency not available: %v (disk figures are per-interval averages; no percentile is derived from them)", err)
 		}

@@ -22,7 +22,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/dburl"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // NodeExporter samples a remote host's CPU, memory and disks from node_exporter's
@@ -101,7 +102,7 @@ func NewNodeExporter(rawURL string, devices map[string][]string, client *http.Cl
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
 		return nil, fmt.Errorf("%w: --metrics-host %q is not an http(s) URL: use node_exporter's metrics URL, e.g. http://db-host:9100/metrics",
-			engine.ErrInput, engine.RedactDSN(rawURL))
+			input.ErrInvalid, dburl.Redact(rawURL))
 	}
 	// node_exporter's / is an HTML landing page, never the metrics.
 	if u.Path == "" || u.Path == "/" {

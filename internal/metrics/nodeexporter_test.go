@@ -21,9 +21,8 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/sys/unix"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // fixtureExporter serves testdata scrapes as node_exporter would, and can be told to
@@ -295,8 +294,8 @@ func TestNodeExporterBadURL(t *testing.T) {
 	for _, u := range []string{"", "db-host:9100/metrics", "db-host", "ftp://db-host/metrics", "http://", "http:///metrics",
 		"https://:9100/metrics", "http://db host/metrics", "ftp://scott:tiger@db-host/metrics"} {
 		_, err := NewNodeExporter(u, nil, nil)
-		if !errors.Is(err, engine.ErrInput) {
-			t.Errorf("NewNodeExporter(%q) = %v, want ErrInput", u, err)
+		if !errors.Is(err, input.ErrInvalid) {
+			t.Errorf("NewNodeExporter(%q) = %v, want input.ErrInvalid", u, err)
 			continue
 		}
 		if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "e.g. http://") {
@@ -671,8 +670,8 @@ func runMonitor(m *Monitor, d time.Duration) *Report {
 
 func checkOneLineInput(t *testing.T, err error, want ...string) {
 	t.Helper()
-	if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("error %q: want one line wrapping ErrInput", err)
+	if !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %q: want one line wrapping input.ErrInvalid", err)
 	}
 	for _, w := range want {
 		if !strings.Contains(err.Error(), w) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // countingCollector reports one disk whose write count grows by one per call, and
@@ -151,11 +151,11 @@ func TestMonitorTargets(t *testing.T) {
 		t.Errorf("notes = %q", notes)
 	}
 	if _, err := New(ctx, Config{Interval: time.Second, IOLatency: "off",
-		Targets: []Target{{Path: "/nonexistent/storbench", Role: "path"}}}); !errors.Is(err, engine.ErrInput) {
+		Targets: []Target{{Path: "/nonexistent/storbench", Role: "path"}}}); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("missing --path: %v, want an input error", err)
 	}
 	if _, err := New(ctx, Config{Interval: time.Second, IOLatency: "on",
-		Targets: []Target{{Path: "/proc", Role: "path"}}}); !errors.Is(err, engine.ErrInput) {
+		Targets: []Target{{Path: "/proc", Role: "path"}}}); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("--io-latency on without a disk: %v, want an input error", err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/localserver"
 )
 
@@ -19,7 +19,7 @@ import (
 func PasswordFile(dsn string) (conninfo, line string, err error) {
 	u, err := url.Parse(dsn)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return "", "", fmt.Errorf("not a PostgreSQL URL: %s", engine.RedactDSN(dsn))
+		return "", "", fmt.Errorf("not a PostgreSQL URL: %s", dburl.Redact(dsn))
 	}
 	if u.User == nil {
 		return u.String(), "", nil

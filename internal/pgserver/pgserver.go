@@ -21,7 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/localserver"
 )
 
@@ -67,7 +67,7 @@ func BinDir() (string, error) {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
 			// An explicit setting that does not work is a mistake to fix, not PostgreSQL's
 			// absence: quick must not fall back to SQLite over it.
-			return "", fmt.Errorf("%w: STORBENCH_PG_BINDIR=%s has no initdb: point it at PostgreSQL's server binaries (pg_config --bindir), or unset it", engine.ErrInput, d)
+			return "", fmt.Errorf("%w: STORBENCH_PG_BINDIR=%s has no initdb: point it at PostgreSQL's server binaries (pg_config --bindir), or unset it", input.ErrInvalid, d)
 		}
 		return d, nil
 	}

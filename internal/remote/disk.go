@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // DataDevice names the disk that holds dir on the host as the host's
@@ -22,7 +22,7 @@ import (
 // It needs findmnt and lsblk (util-linux) on the host.
 func (h *Host) DataDevice(ctx context.Context, dir string) (string, error) {
 	if !strings.HasPrefix(dir, "/") || strings.ContainsRune(dir, 0) {
-		return "", fmt.Errorf("%w: data directory %q is not an absolute path", engine.ErrInput, dir)
+		return "", fmt.Errorf("%w: data directory %q is not an absolute path", input.ErrInvalid, dir)
 	}
 	out, err := h.Run(ctx, "findmnt -nP -o SOURCE,FSTYPE,TARGET -T "+ShellQuote(dir), nil)
 	if err != nil {

@@ -30,11 +30,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 const (
@@ -140,7 +139,7 @@ var (
 // parseTarget checks and splits "user@host[:port]".
 func parseTarget(s string) (target, error) {
 	bad := func(why string) (target, error) {
-		return target{}, fmt.Errorf("%w: SSH target %q %s: write user@host or user@host:port, e.g. bench@db1:2222", engine.ErrInput, s, why)
+		return target{}, fmt.Errorf("%w: SSH target %q %s: write user@host or user@host:port, e.g. bench@db1:2222", input.ErrInvalid, s, why)
 	}
 	user, hostport, ok := strings.Cut(s, "@")
 	if !ok {
@@ -378,7 +377,7 @@ func authFor(t target, keyFile string) (*auth, error) {
 		signer, err := readKey(keyFile)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("%w: SSH key file %s does not exist: give the path of the private key for %s", engine.ErrInput, keyFile, t)
+				return nil, fmt.Errorf("%w: SSH key file %s does not exist: give the path of the private key for %s", input.ErrInvalid, keyFile, t)
 			}
 			return nil, err
 		}

@@ -14,10 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 func TestParseTarget(t *testing.T) {
@@ -42,9 +41,9 @@ func TestParseTarget(t *testing.T) {
 		"bench@db 1", "be nch@db1", "bench@db1;rm", "bench@db1\n",
 	} {
 		_, err := parseTarget(in)
-		if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") ||
+		if !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), "\n") ||
 			!strings.Contains(err.Error(), "user@host") {
-			t.Errorf("parseTarget(%q): %v; want a one-line ErrInput saying user@host", in, err)
+			t.Errorf("parseTarget(%q): %v; want a one-line input.ErrInvalid saying user@host", in, err)
 		}
 	}
 }

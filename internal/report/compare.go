@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -30,7 +30,7 @@ func Compare(a, b *Source) ([]*Table, error) {
 		add(t)
 	}
 	if len(tables) == 0 {
-		return nil, fmt.Errorf("%w: %s and %s have no step in common: compare two runs, two fio results, or two stores of the same study file", engine.ErrInput, a.Path, b.Path)
+		return nil, fmt.Errorf("%w: %s and %s have no step in common: compare two runs, two fio results, or two stores of the same study file", input.ErrInvalid, a.Path, b.Path)
 	}
 	if head := headlineTable(sweeps(srcs)); head != nil {
 		tables = append([]*Table{head}, tables...)

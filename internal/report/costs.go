@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/cost"
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // costSection is the papers' cost table: each configuration's hardware and
@@ -75,10 +75,10 @@ func costSeries(config, name string, owner *Source, series []*Series) (*Series, 
 		return found[0], nil
 	case 0:
 		return nil, fmt.Errorf("%w: costs: configuration %q names series %q, which the results do not have: give one of %s, or leave series out",
-			engine.ErrInput, config, name, quoteAll(names))
+			input.ErrInvalid, config, name, quoteAll(names))
 	}
 	return nil, fmt.Errorf("%w: costs: configuration %q names series %q, which more than one input has: give one of %s",
-		engine.ErrInput, config, name, quoteAll(names))
+		input.ErrInvalid, config, name, quoteAll(names))
 }
 
 func quoteAll(names []string) string {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // ECharts is inlined, so the report opens with no network: the common build of
@@ -54,15 +54,15 @@ const generatorMark = `<meta name="generator" content="storbench `
 func WriteFile(path string, r *Report) error {
 	if st, err := os.Stat(path); err == nil {
 		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file: give a file name for the report", engine.ErrInput, path)
+			return fmt.Errorf("%w: %s is not a regular file: give a file name for the report", input.ErrInvalid, path)
 		}
 		if st.Size() > 0 && !isReport(path) {
-			return fmt.Errorf("%w: %s exists and is not a report storbench wrote: move it away, or write the report to another file (report -o FILE)", engine.ErrInput, path)
+			return fmt.Errorf("%w: %s exists and is not a report storbench wrote: move it away, or write the report to another file (report -o FILE)", input.ErrInvalid, path)
 		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("%w: report file %s: %v", engine.ErrInput, path, err)
+		return fmt.Errorf("%w: report file %s: %v", input.ErrInvalid, path, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := Write(tmp, r); err != nil {

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -38,7 +38,7 @@ type Source struct {
 // Load reads each path as a study's results store or a result file.
 func Load(paths []string) ([]*Source, error) {
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w: give at least one results store or result JSON file", engine.ErrInput)
+		return nil, fmt.Errorf("%w: give at least one results store or result JSON file", input.ErrInvalid)
 	}
 	var out []*Source
 	labels := map[string]int{}
@@ -84,7 +84,7 @@ func configName(src *Source, step study.Step) string {
 func loadOne(path string) (*Source, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: results %s: %v", engine.ErrInput, path, err)
+		return nil, fmt.Errorf("%w: results %s: %v", input.ErrInvalid, path, err)
 	}
 	if fi.IsDir() {
 		return loadStore(path)
@@ -99,7 +99,7 @@ func loadStore(dir string) (*Source, error) {
 	}
 	src := &Source{Label: filepath.Base(filepath.Clean(dir)), Path: dir}
 	if src.StudyFile, err = os.ReadFile(filepath.Join(dir, "study.yaml")); err != nil {
-		return nil, fmt.Errorf("%w: results store %s has no study.yaml: %v", engine.ErrInput, dir, err)
+		return nil, fmt.Errorf("%w: results store %s has no study.yaml: %v", input.ErrInvalid, dir, err)
 	}
 	// Only the study file's text and costs are used here, so a file that no
 	// longer parses (a newer storbench's) costs the report its costs, not more.
@@ -108,7 +108,7 @@ func loadStore(dir string) (*Source, error) {
 	} else {
 		src.Notes = append(src.Notes, fmt.Sprintf("%s: the study file does not parse here, so its costs block is not used: %v", src.Label, perr))
 	}
-	// Plan and Steps name the bad file and wrap engine.ErrInput themselves.
+	// Plan and Steps name the bad file and wrap input.ErrInvalid themselves.
 	if src.Plan, err = st.Plan(); err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func loadStore(dir string) (*Source, error) {
 func loadFile(path string) (*Source, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: results %s: %v", engine.ErrInput, path, err)
+		return nil, fmt.Errorf("%w: results %s: %v", input.ErrInvalid, path, err)
 	}
 	label := strings.TrimSuffix(filepath.Base(path), ".json")
 	src := &Source{Label: label, Path: path}
@@ -181,5 +181,5 @@ func notAResult(path string, err error) error {
 	if err != nil {
 		msg += " (" + err.Error() + ")"
 	}
-	return fmt.Errorf("%w: %s: give the --results directory of a study, or a file written by run --json or fio --json", engine.ErrInput, msg)
+	return fmt.Errorf("%w: %s: give the --results directory of a study, or a file written by run --json or fio --json", input.ErrInvalid, msg)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -50,12 +50,12 @@ func firstPlanStep(t testing.TB, plan []byte) []byte {
 	return []byte(s[:i] + "\n  }\n]\n")
 }
 
-// checkLoadError: a bad input is refused with one line that wraps engine.ErrInput
+// checkLoadError: a bad input is refused with one line that wraps input.ErrInvalid
 // (exit 2) and names the file.
 func checkLoadError(t *testing.T, err error, file string) {
 	t.Helper()
-	if !errors.Is(err, engine.ErrInput) {
-		t.Fatalf("error does not wrap engine.ErrInput: %v", err)
+	if !errors.Is(err, input.ErrInvalid) {
+		t.Fatalf("error does not wrap input.ErrInvalid: %v", err)
 	}
 	if strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error is not one line: %q", err)
@@ -66,7 +66,7 @@ func checkLoadError(t *testing.T, err error, file string) {
 }
 
 // FuzzLoad: a hostile run or fio JSON file, or a hostile step in a results
-// store, is refused by Load with a one-line ErrInput naming it, or loads and
+// store, is refused by Load with a one-line input.ErrInvalid naming it, or loads and
 // makes a report; it never panics.
 func FuzzLoad(f *testing.F) {
 	for _, p := range []string{fixtureRunA, fixtureFioA, filepath.Join(fixtureStore, "steps", "0001.json"), filepath.Join(fixtureStore, "steps", "0013.json")} {
@@ -104,8 +104,8 @@ func FuzzLoad(f *testing.F) {
 			}
 			r, err := Build(srcs, Options{Version: "fuzz", Now: fixedNow})
 			if err != nil {
-				if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("Build: %q, want one line wrapping ErrInput", err)
+				if !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("Build: %q, want one line wrapping input.ErrInvalid", err)
 				}
 				continue
 			}
@@ -117,7 +117,7 @@ func FuzzLoad(f *testing.F) {
 }
 
 // A corrupt results store is refused, by report.Load and by the store's own
-// Steps and Plan, with a one-line ErrInput (exit 2) that names the bad file.
+// Steps and Plan, with a one-line input.ErrInvalid (exit 2) that names the bad file.
 func TestLoadCorruptStore(t *testing.T) {
 	good, err := os.ReadFile(filepath.Join(fixtureStore, "steps", "0001.json"))
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -212,11 +212,11 @@ func TestLoadBadInput(t *testing.T) {
 	os.WriteFile(garbage, []byte("not json"), 0o644)
 	for _, p := range []string{filepath.Join(dir, "missing"), dir, notResult, garbage} {
 		_, err := Load([]string{p})
-		if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line of invalid input", p, err)
 		}
 	}
-	if _, err := Load(nil); !errors.Is(err, engine.ErrInput) {
+	if _, err := Load(nil); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("no input: %v", err)
 	}
 }
@@ -226,7 +226,7 @@ func TestCompareNothingInCommon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Compare(srcs[0], srcs[1]); !errors.Is(err, engine.ErrInput) {
+	if _, err := Compare(srcs[0], srcs[1]); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("a run against a fio result: %v, want invalid input", err)
 	}
 }
@@ -240,7 +240,7 @@ func TestCostSeriesMustExist(t *testing.T) {
 	m.Configurations = slices.Clone(m.Configurations)
 	m.Configurations[0].Series = "nvme/sweep"
 	_, err = Build(srcs, Options{Costs: &m})
-	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), `"fast/sweep"`) {
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), `"fast/sweep"`) {
 		t.Errorf("a cost configuration naming no measured series: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
@@ -172,7 +173,7 @@ func (r *runner) oltp(ctx context.Context, dsn string, step Step, start time.Tim
 		AllWarehouses: w.AllWarehouses, Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5,
 		ClientCPUs: runtime.GOMAXPROCS(0)})
 	if run != nil {
-		run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), engine.RedactDSN(dsn), r.opts.Version
+		run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), dburl.Redact(dsn), r.opts.Version
 	}
 	return run, err
 }

@@ -23,6 +23,7 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/mysql"    // the managed engines: their warehouses' size
 	_ "github.com/storbench/storbench/internal/engine/postgres" // (load.CheckSpace) and their servers' memory
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // floors (instance.CheckMemory) check a
 	_ "github.com/storbench/storbench/internal/instance/postgres" // study's workload and memory
@@ -68,10 +69,10 @@ var managedEngines = []string{"postgres", "mariadb"}
 func Load(path string) (*Study, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: study file %s does not exist (check the path; examples/ has study files to start from)", engine.ErrInput, path)
+		return nil, fmt.Errorf("%w: study file %s does not exist (check the path; examples/ has study files to start from)", input.ErrInvalid, path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: study file: %v", engine.ErrInput, err)
+		return nil, fmt.Errorf("%w: study file: %v", input.ErrInvalid, err)
 	}
 	return Parse(path, data)
 }

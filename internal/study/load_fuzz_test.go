@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzParse: a hostile study file never panics, and is refused with one line
-// that wraps engine.ErrInput.
+// that wraps input.ErrInvalid.
 func FuzzParse(f *testing.F) {
 	yamlfiletest.Seeds(f, "../../examples/*.yaml", "testdata/*.yaml")
 	for _, s := range []string{

@@ -15,6 +15,7 @@ import (
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/yamlfile/yamlfiletest"
 )
 
@@ -458,7 +459,7 @@ func TestLoadTestdata(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
-	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "does not exist") {
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("Load of a missing file: %v", err)
 	}
 }

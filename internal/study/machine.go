@@ -3,7 +3,7 @@ package study
 import (
 	"fmt"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/cgroup"
 )
@@ -44,7 +44,7 @@ func CheckMachine(s *Study) error {
 	}
 	if who, why := memoryLimitsUnapplied(s); who != "" && !s.AllowUnappliedLimits {
 		return fmt.Errorf("%w: %s asks for a memory limit, which this machine cannot apply (%v): run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without it",
-			engine.ErrInput, who, why)
+			input.ErrInvalid, who, why)
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func checkCPUs(what, set string) error {
 		return nil
 	}
 	if err := cgroup.CheckCPUs(set); err != nil {
-		return fmt.Errorf("%w: %s: cpus: %v (give CPUs this machine has)", engine.ErrInput, what, err)
+		return fmt.Errorf("%w: %s: cpus: %v (give CPUs this machine has)", input.ErrInvalid, what, err)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 func parseStudy(t *testing.T, body string) (*Study, error) {
@@ -46,7 +46,7 @@ func TestCheckMachine(t *testing.T) {
 		{"sweep cpus", study(dir+"/pg", "", "0, "+beyond), "the cpu-sweep experiment: cpus: cpuset"},
 	} {
 		err := CheckMachine(c.s)
-		if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an input error with %q", c.name, err, c.want)
 		}
 	}
@@ -58,7 +58,7 @@ func TestLimitsApplied(t *testing.T) {
 	tg := &target{spec: Target{Name: "a", Kind: "managed"}, limits: []string{"memory 640MB by cgroup storbench/a", "CPU LIMIT NOT APPLIED: CPU 3 not online"}}
 	r := &runner{study: &Study{}}
 	res := &StepResult{}
-	if err := r.limitsApplied(tg, res); !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "CPU LIMIT NOT APPLIED") ||
+	if err := r.limitsApplied(tg, res); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "CPU LIMIT NOT APPLIED") ||
 		!strings.Contains(err.Error(), "allow_unapplied_limits: true") {
 		t.Errorf("an unapplied limit: %v, want the step failed naming it and allow_unapplied_limits", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/tpcc"
@@ -300,7 +300,7 @@ func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 
 func describeTarget(t Target) string {
 	if t.Kind == "external" {
-		parts := []string{"external", engine.RedactDSN(t.DSN)}
+		parts := []string{"external", dburl.Redact(t.DSN)}
 		if t.PasswordEnv != "" {
 			parts = append(parts, "password from $"+t.PasswordEnv)
 		}

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -26,7 +26,7 @@ func (s *Store) Find(key string) (*StepResult, error) {
 			return &steps[i], nil
 		}
 	}
-	return nil, fmt.Errorf("%w: no stored step %q in %s (see storbench results list %s)", engine.ErrInput, key, s.Dir, s.Dir)
+	return nil, fmt.Errorf("%w: no stored step %q in %s (see storbench results list %s)", input.ErrInvalid, key, s.Dir, s.Dir)
 }
 
 // headline is a step's one-line summary.

@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/check"
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -243,7 +245,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	}
 	// Interrupted inside the window, the part that ran is kept (stored apart, and the
 	// step is run again on resume).
-	run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), engine.RedactDSN(t.dsn), r.opts.Version
+	run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), dburl.Redact(t.dsn), r.opts.Version
 	run.System = mon.Stop(context.WithoutCancel(ctx), 0, run.End.Sub(run.Start).Seconds())
 	res.Run = run
 	if err != nil {
@@ -290,7 +292,7 @@ func (r *runner) limitsApplied(t *target, res *StepResult) error {
 	}
 	if !r.study.AllowUnappliedLimits {
 		return fmt.Errorf("%w: target %s: %s (run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without them)",
-			engine.ErrInput, t.spec.Name, strings.Join(missing, "; "))
+			input.ErrInvalid, t.spec.Name, strings.Join(missing, "; "))
 	}
 	res.Notes = append(res.Notes, "LIMITS NOT APPLIED, allowed by allow_unapplied_limits: "+strings.Join(missing, "; "))
 	return nil
@@ -444,7 +446,7 @@ func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
 func Clean(ctx context.Context, dir string) ([]string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", engine.ErrInput, dir, err)
+		return nil, fmt.Errorf("%w: %s: %v", input.ErrInvalid, dir, err)
 	}
 	store, err := ReadStore(abs)
 	if err != nil {
@@ -513,7 +515,7 @@ func preflight(s *Study, steps []Step) error {
 	for _, t := range s.Targets {
 		if t.PasswordEnv != "" {
 			if _, ok := os.LookupEnv(t.PasswordEnv); !ok {
-				return fmt.Errorf("%w: target %s: environment variable %s (password_env) is not set", engine.ErrInput, t.Name, t.PasswordEnv)
+				return fmt.Errorf("%w: target %s: environment variable %s (password_env) is not set", input.ErrInvalid, t.Name, t.PasswordEnv)
 			}
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/engine"
 	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
+	"github.com/storbench/storbench/internal/input"
 	_ "github.com/storbench/storbench/internal/instance/postgres"
 )
 
@@ -133,12 +133,12 @@ func TestStudyRunAndResume(t *testing.T) {
 	// The same store refuses another study, and a changed study file without --restart.
 	other := []byte(strings.Replace(string(file), "name: tiny", "name: other", 1))
 	so, _ := Parse("other.yaml", other)
-	if err := Run(context.Background(), so, other, results, Options{}); !errors.Is(err, engine.ErrInput) {
+	if err := Run(context.Background(), so, other, results, Options{}); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("another study into the store: %v", err)
 	}
 	changed := []byte(strings.Replace(string(file), "cycles: 1", "cycles: 2", 1))
 	sc, _ := Parse("tiny.yaml", changed)
-	if err := Run(context.Background(), sc, changed, results, Options{}); !errors.Is(err, engine.ErrInput) {
+	if err := Run(context.Background(), sc, changed, results, Options{}); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("changed study file without --restart: %v", err)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -96,21 +96,21 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 	switch {
 	case os.IsNotExist(err):
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("%w: results directory %s: %v", engine.ErrInput, dir, err)
+			return nil, fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
 		}
 	case err != nil:
-		return nil, fmt.Errorf("%w: results directory %s: %v", engine.ErrInput, dir, err)
+		return nil, fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
 	case len(entries) > 0:
 		b, err := os.ReadFile(st.path(storeMarker))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s is not empty and not a storbench results store: give another --results directory", engine.ErrInput, dir)
+			return nil, fmt.Errorf("%w: %s is not empty and not a storbench results store: give another --results directory", input.ErrInvalid, dir)
 		}
 		if name := strings.TrimSpace(string(b)); name != s.Name {
-			return nil, fmt.Errorf("%w: %s holds the results of study %q, not %q: give another --results directory", engine.ErrInput, dir, name, s.Name)
+			return nil, fmt.Errorf("%w: %s holds the results of study %q, not %q: give another --results directory", input.ErrInvalid, dir, name, s.Name)
 		}
 		stored, _ := os.ReadFile(st.path("study.yaml"))
 		if !restart && !bytes.Equal(stored, file) {
-			return nil, fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", engine.ErrInput, dir)
+			return nil, fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", input.ErrInvalid, dir)
 		}
 	}
 	if err := st.writeFile(storeMarker, []byte(s.Name+"\n")); err != nil {
@@ -147,7 +147,7 @@ func ResultsDir(s *Study, dir string) (string, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("%w: results directory %s: %v", engine.ErrInput, dir, err)
+		return "", fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
 	}
 	return abs, nil
 }
@@ -161,7 +161,7 @@ func (s *Store) Lock() error {
 	}
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		lock.Close()
-		return fmt.Errorf("%w: another storbench study run is using %s", engine.ErrInput, s.Dir)
+		return fmt.Errorf("%w: another storbench study run is using %s", input.ErrInvalid, s.Dir)
 	}
 	s.lock = lock
 	return nil
@@ -188,7 +188,7 @@ func (s *Store) Environment() (*Environment, error) {
 // ReadStore opens an existing store for reading.
 func ReadStore(dir string) (*Store, error) {
 	if _, err := os.Stat(filepath.Join(dir, storeMarker)); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a storbench results store (no %s)", engine.ErrInput, dir, storeMarker)
+		return nil, fmt.Errorf("%w: %s is not a storbench results store (no %s)", input.ErrInvalid, dir, storeMarker)
 	}
 	return &Store{Dir: dir}, nil
 }
@@ -323,7 +323,7 @@ var stepName = regexp.MustCompile(`^\d{4}\.json$`)
 func (s *Store) Steps() ([]StepResult, error) {
 	entries, err := os.ReadDir(s.path("steps"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: results store %s: %v", engine.ErrInput, s.Dir, err)
+		return nil, fmt.Errorf("%w: results store %s: %v", input.ErrInvalid, s.Dir, err)
 	}
 	var out []StepResult
 	for _, e := range entries {
@@ -333,14 +333,14 @@ func (s *Store) Steps() ([]StepResult, error) {
 		file := s.path("steps", e.Name())
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
+			return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 		}
 		var r StepResult
 		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%w: %s is not a stored step (%v): remove it to run the step again", engine.ErrInput, file, err)
+			return nil, fmt.Errorf("%w: %s is not a stored step (%v): remove it to run the step again", input.ErrInvalid, file, err)
 		}
 		if seq, _ := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); r.Step.Seq != seq || r.Step.ID == "" {
-			return nil, fmt.Errorf("%w: %s is not a stored step (it holds step %d %q, not step %d): remove it to run the step again", engine.ErrInput, file, r.Step.Seq, r.Step.ID, seq)
+			return nil, fmt.Errorf("%w: %s is not a stored step (it holds step %d %q, not step %d): remove it to run the step again", input.ErrInvalid, file, r.Step.Seq, r.Step.ID, seq)
 		}
 		out = append(out, r)
 	}
@@ -353,11 +353,11 @@ func (s *Store) Plan() ([]Step, error) {
 	file := s.path("plan.json")
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("%w: results store %s has no readable plan.json: %v", engine.ErrInput, s.Dir, err)
+		return nil, fmt.Errorf("%w: results store %s has no readable plan.json: %v", input.ErrInvalid, s.Dir, err)
 	}
 	var steps []Step
 	if err := json.Unmarshal(b, &steps); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a study's plan (%v)", engine.ErrInput, file, err)
+		return nil, fmt.Errorf("%w: %s is not a study's plan (%v)", input.ErrInvalid, file, err)
 	}
 	return steps, nil
 }

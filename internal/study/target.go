@@ -15,7 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/remote"
@@ -210,7 +212,7 @@ func (t *target) build(ctx context.Context, db engine.Database) error {
 func (t *target) prepareExternal(ctx context.Context) error {
 	u, err := url.Parse(t.spec.DSN)
 	if err != nil {
-		return fmt.Errorf("%w: dsn: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: dsn: %v", input.ErrInvalid, err)
 	}
 	if t.spec.PasswordEnv != "" && u.User != nil {
 		u.User = url.UserPassword(u.User.Username(), os.Getenv(t.spec.PasswordEnv))
@@ -239,13 +241,13 @@ func (t *target) ensureSchema(ctx context.Context, db engine.Database) error {
 		info, err := db.BuildInfo(ctx)
 		if err == nil && info.Schema != t.workload.Schema {
 			return fmt.Errorf("%w: %s holds a TPC-C schema built as %s, the study wants %s: storbench drop it first, or use another database",
-				engine.ErrInput, engine.RedactDSN(t.spec.DSN), info.Schema, t.workload.Schema)
+				input.ErrInvalid, dburl.Redact(t.spec.DSN), info.Schema, t.workload.Schema)
 		}
 		if (err == nil || errors.Is(err, engine.ErrNoBuildInfo)) && info.Warehouses == t.workload.Warehouses {
 			return nil
 		}
 		return fmt.Errorf("%w: %s holds a TPC-C schema of %d warehouses, the study wants %d: storbench drop it first, or use another database",
-			engine.ErrInput, engine.RedactDSN(t.spec.DSN), info.Warehouses, t.workload.Warehouses)
+			input.ErrInvalid, dburl.Redact(t.spec.DSN), info.Warehouses, t.workload.Warehouses)
 	}
 	fmt.Fprintf(t.log, "target %s: building %s\n", t.spec.Name, tpcc.Count(t.workload.Warehouses, "warehouse"))
 	return t.build(ctx, db)
@@ -268,7 +270,7 @@ func (t *target) findDevices(ctx context.Context, db engine.Database) error {
 	}
 	st, err := db.Storage(ctx)
 	if err != nil || st.Data == "" {
-		return fmt.Errorf("%w: target %s: the server does not say where its data is (%v): name the disks in metrics_devices", engine.ErrInput, t.spec.Name, err)
+		return fmt.Errorf("%w: target %s: the server does not say where its data is (%v): name the disks in metrics_devices", input.ErrInvalid, t.spec.Name, err)
 	}
 	h, err := t.sshHost(ctx)
 	if err != nil {
@@ -388,7 +390,7 @@ func (t *target) describe(ctx context.Context) TargetEnv {
 	}
 	env.Host, env.HostDevices = t.spec.Host, t.devices
 	if t.spec.MetricsHost != "" {
-		env.HostMetrics = engine.RedactDSN(t.spec.MetricsHost)
+		env.HostMetrics = dburl.Redact(t.spec.MetricsHost)
 	}
 	if db, err := engine.Open(ctx, t.dsn); err == nil {
 		env.ServerVersion, _ = db.ServerVersion(ctx)

@@ -14,13 +14,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/storbench/storbench/internal/input"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // LineError is a problem at a line of a file, printed as "study.yaml:12: what is
-// wrong (hint)" so editors can jump to it; it wraps engine.ErrInput (exit code 2).
+// wrong (hint)" so editors can jump to it; it wraps input.ErrInvalid (exit code 2).
 type LineError struct {
 	File string
 	Line int // 0 when the YAML parser did not say
@@ -36,7 +35,7 @@ func (e *LineError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 }
 
-func (e *LineError) Unwrap() error { return engine.ErrInput }
+func (e *LineError) Unwrap() error { return input.ErrInvalid }
 
 // Earliest returns the problem on the lowest line (the first of those on it), or nil
 // when there is none: a file's checks run in any order, its reader reads from the top.

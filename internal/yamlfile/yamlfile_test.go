@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/yamlfile"
 	"github.com/storbench/storbench/internal/yamlfile/yamlfiletest"
 )
@@ -159,7 +159,7 @@ one:
 
 func TestLineError(t *testing.T) {
 	e := &yamlfile.LineError{File: "s.yaml", Line: 3, Msg: "bad (fix it)"}
-	if e.Error() != "s.yaml:3: bad (fix it)" || !errors.Is(e, engine.ErrInput) {
+	if e.Error() != "s.yaml:3: bad (fix it)" || !errors.Is(e, input.ErrInvalid) {
 		t.Errorf("LineError = %q", e.Error())
 	}
 	e.Line = 0

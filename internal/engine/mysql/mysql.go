@@ -20,8 +20,10 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/sqldb"
+	"github.com/storbench/storbench/internal/input"
 )
 
 //go:embed sql
@@ -73,7 +75,7 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 	if err != nil {
 		return nil, err
 	}
-	shown := engine.RedactDSN(dsn)
+	shown := dburl.Redact(dsn)
 	d := newDialect()
 	db, err := sqldb.Open(ctx, d, cfg.FormatDSN(), shown)
 	if err != nil {
@@ -95,7 +97,7 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 func DriverConfig(dsn string) (*mysql.Config, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: --dsn %s: %s (write mysql://user:password@host:3306/tpcc or mysql://user:password@/tpcc?socket=/run/mysqld/mysqld.sock)",
-			engine.ErrInput, engine.RedactDSN(dsn), fmt.Sprintf(format, a...))
+			input.ErrInvalid, dburl.Redact(dsn), fmt.Sprintf(format, a...))
 	}
 	u, err := url.Parse(dsn)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/storbench/storbench/internal/check"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/mariadbtest"
 	"github.com/storbench/storbench/internal/tpcc"
@@ -65,7 +66,7 @@ func TestBuildRunCheck(t *testing.T) {
 	t.Logf("build: %d rows, load %v, keys and indexes %v", sum.Rows, sum.LoadTime.Round(time.Millisecond), sum.IndexTime.Round(time.Millisecond))
 	checkPasses(t, db, true, "after build")
 	t.Logf("build and checks: %v", time.Since(begin).Round(time.Millisecond))
-	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 1, Seed: 7}); !errors.Is(err, engine.ErrInput) {
+	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 1, Seed: 7}); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("a second build over the tables: %v, want invalid input", err)
 	}
 	info, err := db.BuildInfo(ctx)
@@ -167,7 +168,7 @@ func TestBadDSN(t *testing.T) {
 		"mysql://", "mysql://u:pw@127.0.0.1:3306", "mysql://u:pw@127.0.0.1:3306/a/b", "mysql://127.0.0.1:3306/tpcc",
 		"mysql://u:pw@/tpcc", "mysql://u:pw@127.0.0.1/tpcc?tls=true", "mysql://u:pw@h/tpcc?socket=/tmp/x.sock",
 	} {
-		if _, err := engine.Open(ctx, dsn); !errors.Is(err, engine.ErrInput) {
+		if _, err := engine.Open(ctx, dsn); !errors.Is(err, input.ErrInvalid) {
 			t.Errorf("%s: %v, want invalid input", dsn, err)
 		}
 	}
@@ -178,7 +179,7 @@ func TestBadDSN(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	if _, err := engine.Open(ctx, "mysql://u:secret@"+addr+"/tpcc"); !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "secret") {
+	if _, err := engine.Open(ctx, "mysql://u:secret@"+addr+"/tpcc"); !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), "secret") {
 		t.Errorf("unreachable server: %v, want invalid input without the password", err)
 	}
 
@@ -186,7 +187,7 @@ func TestBadDSN(t *testing.T) {
 	u, _ := url.Parse(s.URL)
 	u.User = url.UserPassword(mariadbtest.User, "wrong-"+s.Password)
 	_, err = engine.Open(ctx, u.String())
-	if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), s.Password) || strings.Contains(err.Error(), "\n") {
+	if !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), s.Password) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("wrong password: %v, want a one-line invalid input without the password", err)
 	}
 	// mariadb:// is the same engine.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -140,7 +141,7 @@ func TestProceduresOfAnotherVersion(t *testing.T) {
 		s.Close()
 		t.Fatal("a procedures session opened on another version's functions")
 	}
-	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "another storbench version") || !strings.Contains(err.Error(), "--mode sql") {
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "another storbench version") || !strings.Contains(err.Error(), "--mode sql") {
 		t.Errorf("error %q: want an input error naming the other version and the fix", err)
 	}
 }

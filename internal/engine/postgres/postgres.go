@@ -17,7 +17,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -85,7 +87,7 @@ type DB struct {
 func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --dsn: %v", engine.ErrInput, err)
+		return nil, fmt.Errorf("%w: --dsn: %v", input.ErrInvalid, err)
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
@@ -93,7 +95,7 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot connect to %s (check host, port, user, database and that the server runs): %v",
-			engine.ErrInput, engine.RedactDSN(dsn), err)
+			input.ErrInvalid, dburl.Redact(dsn), err)
 	}
 	return &DB{cfg: cfg, conn: conn}, nil
 }
@@ -377,7 +379,7 @@ func (db *DB) checkProcedures(ctx context.Context) error {
 	for _, name := range procedureNames {
 		if !slices.ContainsFunc(have, func(f string) bool { return strings.HasPrefix(f, name+"(") }) {
 			return fmt.Errorf("%w: the database lacks storbench's stored procedure %s: run storbench build, or use --mode sql",
-				engine.ErrInput, name)
+				input.ErrInvalid, name)
 		}
 	}
 	db.procsOK.Store(true)

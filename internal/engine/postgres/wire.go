@@ -16,8 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // The procedures mode talks the PostgreSQL wire protocol itself, because at a few
@@ -136,13 +135,13 @@ func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
 	// A function created by another storbench version has other result columns
 	// (42703 undefined_column) or arguments (42883 undefined_function).
 	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && (pgErr.Code == "42703" || pgErr.Code == "42883") {
-		return fmt.Errorf("%w: prepare %s: %s: %s", engine.ErrInput, st.name, pgErr.Message, otherVersion)
+		return fmt.Errorf("%w: prepare %s: %s: %s", input.ErrInvalid, st.name, pgErr.Message, otherVersion)
 	}
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", st.name, err)
 	}
 	if len(sd.Fields) != st.columns {
-		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: %s", engine.ErrInput, st.name, len(sd.Fields), st.columns, otherVersion)
+		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: %s", input.ErrInvalid, st.name, len(sd.Fields), st.columns, otherVersion)
 	}
 	for _, f := range sd.Fields {
 		if f.DataTypeOID != pgtype.Int4OID && f.DataTypeOID != pgtype.Int8OID {

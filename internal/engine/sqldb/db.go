@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // common holds the statements every engine of this package shares.
@@ -34,11 +35,11 @@ type DB struct {
 func Open(ctx context.Context, d *Dialect, driverDSN, shownDSN string) (*DB, error) {
 	pool, err := sql.Open(d.Driver, driverDSN)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --dsn %s: %v", engine.ErrInput, shownDSN, err)
+		return nil, fmt.Errorf("%w: --dsn %s: %v", input.ErrInvalid, shownDSN, err)
 	}
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("%w: cannot open %s (check the path or address, user and password): %v", engine.ErrInput, shownDSN, err)
+		return nil, fmt.Errorf("%w: cannot open %s (check the path or address, user and password): %v", input.ErrInvalid, shownDSN, err)
 	}
 	return &DB{dialect: d, pool: pool}, nil
 }
@@ -242,7 +243,7 @@ func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, er
 	}
 	if mode == engine.Procedures {
 		if !db.dialect.Procedures {
-			return nil, fmt.Errorf("%w: %s has no stored procedures: use --mode sql", engine.ErrInput, db.dialect.Engine)
+			return nil, fmt.Errorf("%w: %s has no stored procedures: use --mode sql", input.ErrInvalid, db.dialect.Engine)
 		}
 		open = newProcSession
 	}

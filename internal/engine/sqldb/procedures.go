@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -156,7 +157,7 @@ func (s *procSession) call(ctx context.Context, id procID, args, dst []any) erro
 		// (looked at only on failure: Columns allocates).
 		if cols, cerr := rows.Columns(); cerr == nil && len(cols) != len(dst) {
 			err = fmt.Errorf("%w: it returned %d columns, want %d: the database's procedures come from another storbench version; rebuild it (storbench drop, then build) or use --mode sql",
-				engine.ErrInput, len(cols), len(dst))
+				input.ErrInvalid, len(cols), len(dst))
 		}
 	}
 	if cerr := rows.Close(); err == nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/sqldb"
+	"github.com/storbench/storbench/internal/input"
 )
 
 //go:embed sql
@@ -66,11 +67,11 @@ func Open(ctx context.Context, dsn string, mode engine.OpenMode) (engine.Databas
 		return nil, err
 	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w: --dsn %s: directory %s does not exist (create it on the storage to test)", engine.ErrInput, dsn, filepath.Dir(path))
+		return nil, fmt.Errorf("%w: --dsn %s: directory %s does not exist (create it on the storage to test)", input.ErrInvalid, dsn, filepath.Dir(path))
 	}
 	_, statErr := os.Stat(path)
 	if mode == engine.Existing && errors.Is(statErr, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: --dsn %s: the database file %s does not exist: check the path, or create it with storbench build --dsn %s first", engine.ErrInput, dsn, path, dsn)
+		return nil, fmt.Errorf("%w: --dsn %s: the database file %s does not exist: check the path, or create it with storbench build --dsn %s first", input.ErrInvalid, dsn, path, dsn)
 	}
 	// WAL with synchronous=FULL: each commit fsyncs the log, the durability a server
 	// gives, so the storage's latency shows in every commit.
@@ -107,17 +108,17 @@ func (db *DB) Close() {
 func filePath(dsn string) (string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return "", fmt.Errorf("%w: --dsn %q: %v (write sqlite:///path/to/tpcc.db)", engine.ErrInput, dsn, err)
+		return "", fmt.Errorf("%w: --dsn %q: %v (write sqlite:///path/to/tpcc.db)", input.ErrInvalid, dsn, err)
 	}
 	p := u.Path
 	if u.Opaque != "" {
 		p = u.Opaque
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("%w: --dsn %s: SQLite is a file on this machine, not on host %q (write sqlite:///path/to/tpcc.db)", engine.ErrInput, dsn, u.Host)
+		return "", fmt.Errorf("%w: --dsn %s: SQLite is a file on this machine, not on host %q (write sqlite:///path/to/tpcc.db)", input.ErrInvalid, dsn, u.Host)
 	}
 	if p == "" || p == "/" {
-		return "", fmt.Errorf("%w: --dsn %s names no file (write sqlite:///path/to/tpcc.db)", engine.ErrInput, dsn)
+		return "", fmt.Errorf("%w: --dsn %s names no file (write sqlite:///path/to/tpcc.db)", input.ErrInvalid, dsn)
 	}
 	return filepath.Abs(p)
 }

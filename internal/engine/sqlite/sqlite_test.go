@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/check"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -50,10 +51,10 @@ func TestBuildRunCheck(t *testing.T) {
 			t.Errorf("after build: %s %s: %d violations %v %v", o.Check.ID, o.Check.Name, o.Violations, o.FirstKeys, o.Err)
 		}
 	}
-	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 1, Seed: 7}); !errors.Is(err, engine.ErrInput) {
+	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 1, Seed: 7}); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("a second build over the tables: %v, want invalid input", err)
 	}
-	if _, err := db.Connect(ctx, engine.Procedures); !errors.Is(err, engine.ErrInput) {
+	if _, err := db.Connect(ctx, engine.Procedures); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("procedures mode: %v, want invalid input", err)
 	}
 
@@ -128,7 +129,7 @@ func TestManyUsersShareTheWriter(t *testing.T) {
 func TestBadDSN(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "tpcc.db")
 	for _, dsn := range []string{"sqlite://", "sqlite://db.example.com/x.db", "sqlite:///nonexistent/dir/tpcc.db", "sqlite://" + missing} {
-		if _, err := engine.Open(context.Background(), dsn); !errors.Is(err, engine.ErrInput) {
+		if _, err := engine.Open(context.Background(), dsn); !errors.Is(err, input.ErrInvalid) {
 			t.Errorf("%s: %v, want invalid input", dsn, err)
 		}
 	}

@@ -37,7 +37,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/localserver"
 	"github.com/storbench/storbench/internal/mariadbserver"
@@ -163,11 +163,11 @@ func credential() (*syscall.Credential, error) {
 // instance's my.cnf. MariaDB instances cannot be standbys.
 func (server) Init(ctx context.Context, st *instance.State, primary *instance.State) error {
 	if primary != nil || st.ReplicaOf != "" {
-		return fmt.Errorf("%w: --replica-of is not supported for mariadb: replicas are postgres-only", engine.ErrInput)
+		return fmt.Errorf("%w: --replica-of is not supported for mariadb: replicas are postgres-only", input.ErrInvalid)
 	}
 	bin, installDB, err := mariadbserver.Binaries()
 	if err != nil {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	cred, err := credential()
 	if err != nil {
@@ -200,7 +200,7 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 	st.Settings["log_bin"] = filepath.Join(logs, "mariadb-bin")
 	st.Settings["socket"] = socketPath(st)
 	if len(st.Settings["socket"]) > 107 {
-		return fmt.Errorf("%w: the server's socket path %s is longer than 107 bytes: set TMPDIR to a short directory", engine.ErrInput, st.Settings["socket"])
+		return fmt.Errorf("%w: the server's socket path %s is longer than 107 bytes: set TMPDIR to a short directory", input.ErrInvalid, st.Settings["socket"])
 	}
 	if err := prepareSocketDir(st, cred); err != nil {
 		return err
@@ -294,7 +294,7 @@ func serverBinary(st *instance.State) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%w: no mariadbd in %s, whose server created instance %s: reinstall mariadb-server", engine.ErrInput, st.BinDir, st.Name)
+	return "", fmt.Errorf("%w: no mariadbd in %s, whose server created instance %s: reinstall mariadb-server", input.ErrInvalid, st.BinDir, st.Name)
 }
 
 // tool finds a client program (mariadb-backup, mariadb-dump, mariadb): beside the
@@ -314,7 +314,7 @@ func tool(st *instance.State, names ...string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: %s not found: install it (Debian: apt-get install mariadb-backup mariadb-client)", engine.ErrInput, names[0])
+	return "", fmt.Errorf("%w: %s not found: install it (Debian: apt-get install mariadb-backup mariadb-client)", input.ErrInvalid, names[0])
 }
 
 // Start implements instance.Server: mariadbd with the instance's my.cnf, as the
@@ -523,7 +523,7 @@ func (s server) Restore(ctx context.Context, st *instance.State, dir string, how
 		}
 		f, err := os.Open(dumpFile(dir))
 		if err != nil {
-			return fmt.Errorf("%w: %s is not a mariadb logical backup: %v", engine.ErrInput, dir, err)
+			return fmt.Errorf("%w: %s is not a mariadb logical backup: %v", input.ErrInvalid, dir, err)
 		}
 		defer f.Close()
 		_, err = run(ctx, cred, f, client, "--no-defaults", "--user=root", "--socket="+socketPath(st),
@@ -531,7 +531,7 @@ func (s server) Restore(ctx context.Context, st *instance.State, dir string, how
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "xtrabackup_checkpoints")); err != nil {
-		return fmt.Errorf("%w: %s is not a mariadb physical backup (no xtrabackup_checkpoints)", engine.ErrInput, dir)
+		return fmt.Errorf("%w: %s is not a mariadb physical backup (no xtrabackup_checkpoints)", input.ErrInvalid, dir)
 	}
 	if pid := s.PID(st); pid != 0 {
 		return fmt.Errorf("the server (pid %d) must be stopped to restore a physical backup", pid)
@@ -562,7 +562,7 @@ func (s server) Restore(ctx context.Context, st *instance.State, dir string, how
 
 // SetSyncStandby implements instance.Server: MariaDB instances have no standbys.
 func (server) SetSyncStandby(context.Context, *instance.State, string) error {
-	return fmt.Errorf("%w: synchronous standbys are not supported for mariadb: replicas are postgres-only", engine.ErrInput)
+	return fmt.Errorf("%w: synchronous standbys are not supported for mariadb: replicas are postgres-only", input.ErrInvalid)
 }
 
 // DSN is the instance's URL for build, run and check:

@@ -14,8 +14,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/dburl"
 	enginemysql "github.com/storbench/storbench/internal/engine/mysql"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/mariadb"
 	"github.com/storbench/storbench/internal/mariadbserver"
@@ -52,7 +53,7 @@ func open(t *testing.T, dsn string) *sql.DB {
 	t.Helper()
 	cfg, err := enginemysql.DriverConfig(dsn)
 	if err != nil {
-		t.Fatalf("DSN %q: %v", engine.RedactDSN(dsn), err)
+		t.Fatalf("DSN %q: %v", dburl.Redact(dsn), err)
 	}
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
@@ -115,7 +116,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := reg.Create(ctx, instance.Spec{Name: "bad", Engine: "mariadb", Path: foreign, MaxConnections: 10})
-	if !errors.Is(err, engine.ErrInput) {
+	if !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("create in a non-empty directory: %v, want an input error", err)
 	}
 	if _, err := os.Stat(filepath.Join(foreign, "x")); err != nil {
@@ -144,10 +145,10 @@ func TestLifecycle(t *testing.T) {
 	}
 	dsn := st.DSN()
 	if !strings.HasPrefix(dsn, "mysql://storbench:") || !strings.HasSuffix(dsn, "@127.0.0.1:"+strconv.Itoa(st.Port)+"/tpcc") {
-		t.Errorf("DSN %s, want mysql://storbench:PASSWORD@127.0.0.1:%d/tpcc", engine.RedactDSN(dsn), st.Port)
+		t.Errorf("DSN %s, want mysql://storbench:PASSWORD@127.0.0.1:%d/tpcc", dburl.Redact(dsn), st.Port)
 	}
-	if st.Password == "" || strings.Contains(engine.RedactDSN(dsn), st.Password) {
-		t.Errorf("the DSN's password is empty or survives RedactDSN: %s", engine.RedactDSN(dsn))
+	if st.Password == "" || strings.Contains(dburl.Redact(dsn), st.Password) {
+		t.Errorf("the DSN's password is empty or survives dburl.Redact: %s", dburl.Redact(dsn))
 	}
 	if fi, err := os.Stat(filepath.Join(os.Getenv("STORBENCH_HOME"), "instances", "m1.json")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the state file, which holds the password, is not 0600: %v %v", fi.Mode(), err)
@@ -196,7 +197,7 @@ func TestLifecycle(t *testing.T) {
 	// Replicas are postgres-only.
 	_, _, err = reg.Create(ctx, instance.Spec{Name: "r1", Engine: "mariadb", Path: filepath.Join(base, "replica"),
 		MaxConnections: 10, ReplicaOf: "m1"})
-	if !errors.Is(err, engine.ErrInput) || !strings.Contains(err.Error(), "postgres-only") {
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "postgres-only") {
 		t.Errorf("create --replica-of a mariadb instance: %v, want an input error", err)
 	}
 	if _, err := os.Stat(filepath.Join(base, "replica")); !errors.Is(err, os.ErrNotExist) {
@@ -231,7 +232,7 @@ func TestLifecycle(t *testing.T) {
 		if err := os.WriteFile(record, []byte(strings.Replace(string(b), "mariadb", "postgres", 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := reg.Restore(ctx, "m1", dir, 0); !errors.Is(err, engine.ErrInput) {
+		if _, err := reg.Restore(ctx, "m1", dir, 0); !errors.Is(err, input.ErrInvalid) {
 			t.Errorf("restore of a postgres backup into a mariadb instance: %v, want an input error", err)
 		}
 		if s, _ := reg.Status("m1"); s.PID == 0 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 )
 
@@ -81,7 +81,7 @@ func TestDestroyKeepsUserFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = reg.DestroyKept(ctx, "files-copied", false)
-		if !errors.Is(err, engine.ErrInput) || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("destroy of a directory with a copied marker: %v; want one line of bad input", err)
 		}
 		if b, err := os.ReadFile(precious); err != nil || string(b) != "the user's" {

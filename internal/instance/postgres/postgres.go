@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/pgserver"
 	"github.com/storbench/storbench/internal/remote"
@@ -75,7 +75,7 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 		s, err = pgserver.Init(ctx, opts)
 	}
 	if errors.Is(err, pgserver.ErrNoBinaries) {
-		return fmt.Errorf("%w: %v", engine.ErrInput, err)
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if err != nil {
 		return err

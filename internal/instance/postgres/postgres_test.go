@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/postgres"
 )
@@ -167,7 +167,7 @@ func mustPID(t *testing.T, reg instance.Registry) int {
 	return s.PID
 }
 
-// TestBadInput: one clear error (engine.ErrInput) per mistake, and nothing of the
+// TestBadInput: one clear error (input.ErrInvalid) per mistake, and nothing of the
 // user's deleted.
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
@@ -202,7 +202,7 @@ func TestBadInput(t *testing.T) {
 		spec := ok
 		mutate(&spec)
 		_, _, err := reg.Create(ctx, spec)
-		if !errors.Is(err, engine.ErrInput) {
+		if !errors.Is(err, input.ErrInvalid) {
 			t.Errorf("%s: err = %v, want an input error", name, err)
 		} else if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error spans lines: %q", name, err)
@@ -217,7 +217,7 @@ func TestBadInput(t *testing.T) {
 	if list, _ := reg.List(); len(list) != 0 {
 		t.Errorf("failed creates were recorded: %v", list)
 	}
-	if _, err := reg.Status("nobody"); !errors.Is(err, engine.ErrInput) {
+	if _, err := reg.Status("nobody"); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("status of an unknown instance: %v", err)
 	}
 }

@@ -10,20 +10,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // CheckError checks that err is a *yamlfile.LineError at file:line that contains
-// want, and its form: one line, "file:LINE: what (hint)", wrapping engine.ErrInput.
+// want, and its form: one line, "file:LINE: what (hint)", wrapping input.ErrInvalid.
 func CheckError(t testing.TB, err error, file string, line int, want string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error; want one at %s:%d containing %q", file, line, want)
 	}
 	msg := err.Error()
-	if !errors.Is(err, engine.ErrInput) {
-		t.Errorf("error %q does not wrap engine.ErrInput", msg)
+	if !errors.Is(err, input.ErrInvalid) {
+		t.Errorf("error %q does not wrap input.ErrInvalid", msg)
 	}
 	var le *yamlfile.LineError
 	if !errors.As(err, &le) {
@@ -77,15 +77,15 @@ func Seeds(f *testing.F, globs ...string) {
 }
 
 // Refused checks what a parser gives hostile input: a result, or an error a user
-// can act on (one line, wrapping engine.ErrInput) — never a panic, never neither.
+// can act on (one line, wrapping input.ErrInvalid) — never a panic, never neither.
 func Refused(t *testing.T, parsed bool, err error) {
 	t.Helper()
 	switch {
 	case err == nil && !parsed:
 		t.Fatal("the parser returned neither a result nor an error")
 	case err == nil:
-	case !errors.Is(err, engine.ErrInput):
-		t.Fatalf("error does not wrap engine.ErrInput: %v", err)
+	case !errors.Is(err, input.ErrInvalid):
+		t.Fatalf("error does not wrap input.ErrInvalid: %v", err)
 	case strings.Contains(err.Error(), "\n"):
 		t.Fatalf("error is not one line: %q", err)
 	}
