@@ -180,6 +180,7 @@ func TestDiskFullDuringRun(t *testing.T) {
 // other target's steps (continue), the failures stored apart and listed, and no
 // server is left either way.
 func TestStudyOnFailure(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("mounts a filesystem and runs studies")
 	}

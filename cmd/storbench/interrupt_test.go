@@ -146,6 +146,7 @@ func leftovers(dir string, before map[int]string, names ...string) []string {
 }
 
 func TestInterruptRun(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds storbench and runs it against PostgreSQL")
 	}
@@ -278,6 +279,7 @@ func TestInterruptFioSaysWhatWasKept(t *testing.T) {
 }
 
 func TestInterruptStudy(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds storbench and runs a study")
 	}

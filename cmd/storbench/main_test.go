@@ -40,6 +40,7 @@ func diskTempDir(t *testing.T, prefix string) string {
 // TestBuildRunCheck is the core's end-to-end path against a real PostgreSQL: build,
 // check right after load, run each mode, check again, drop.
 func TestBuildRunCheck(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
 	dsn := srv.DSN("tpcc")
 

@@ -70,6 +70,7 @@ func inController(t *testing.T, lab *netlab.Lab, env []string, args ...string) (
 // and the clear errors of an unreachable host, a refused scrape, a wrong host key
 // and a skewed clock. netlab tears it all down and checks nothing is left.
 func TestConsolidationAcrossHosts(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds a network of namespaces with three PostgreSQL servers")
 	}

@@ -68,6 +68,7 @@ func TestRefusedRunKeepsPreviousFiles(t *testing.T) {
 // run, check and drop on a SQLite file that does not exist are refused, rather than
 // creating an empty database there; build creates it.
 func TestSQLiteMissingFile(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tpcc.db")
 	dsn := "sqlite://" + path

@@ -32,6 +32,7 @@ func TestStudyPlanBadFile(t *testing.T) {
 // storbench quick runs its small study end to end, and the results verbs read the
 // store it leaves.
 func TestQuickAndResults(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and runs fio")
 	}
@@ -98,6 +99,7 @@ func TestQuickAndResults(t *testing.T) {
 // the fio profile beside the study when fio is installed. It says which filesystem
 // and disk PATH is on before measuring.
 func TestQuickSQLite(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}

@@ -44,6 +44,7 @@ metrics:
 // stored steps without running any of them again, and at the end its instances are
 // gone and its results remain.
 func TestStudyRunAndResume(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("starts PostgreSQL servers")
 	}
@@ -185,6 +186,7 @@ metrics:
 // experiment runs standalone and with a synchronous standby, and the storage profile
 // runs on the data and the WAL directories.
 func TestStudyVariants(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("starts PostgreSQL servers")
 	}
@@ -292,6 +294,7 @@ metrics:
 // measure the same window while the third backs up every 4 s; every instance and
 // backup is gone afterwards and no server or backup process is left.
 func TestStudyConsolidation(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("starts PostgreSQL servers")
 	}
