@@ -17,8 +17,8 @@ import (
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/metrics"
-	"github.com/storbench/storbench/internal/pgserver"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
 )

@@ -39,8 +39,8 @@ import (
 
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
-	"github.com/storbench/storbench/internal/localserver"
-	"github.com/storbench/storbench/internal/mariadbserver"
+	"github.com/storbench/storbench/internal/instance/localserver"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 )
 
 func init() { instance.Register("mariadb", server{}) }

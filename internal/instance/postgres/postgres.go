@@ -15,7 +15,7 @@ import (
 
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
-	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/remote"
 )
 

@@ -25,7 +25,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/storbench/storbench/internal/childproc"
-	"github.com/storbench/storbench/internal/localserver"
+	"github.com/storbench/storbench/internal/instance/localserver"
 )
 
 // RootOnSocketSQL is given to mariadb-install-db (--extra-file): it keeps root to the

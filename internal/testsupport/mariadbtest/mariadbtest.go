@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/mariadbserver"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 )
 
 // The database and the user that Start creates.
