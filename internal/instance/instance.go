@@ -95,6 +95,12 @@ type Server interface {
 	MinMemory() int64
 	// CacheSetting names the setting of the engine's own cache, which MemoryBytes sizes.
 	CacheSetting() string
+	// Replicas tells whether an instance can be a streaming standby of another
+	// (Spec.ReplicaOf).
+	Replicas() bool
+	// Installed tells why the server cannot be set up here (nil: it can): an error
+	// wrapping input.ErrInvalid for a setting to fix, else the binaries' absence.
+	Installed() error
 }
 
 var servers = map[string]Server{}
@@ -121,6 +127,28 @@ func Engines() []string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+// Installed tells why engine's server cannot be set up here (nil: it can): an error
+// wrapping input.ErrInvalid for a setting to fix or an unknown engine, else the
+// binaries' absence.
+func Installed(engine string) error {
+	srv, ok := servers[engine]
+	if !ok {
+		return fmt.Errorf("%w: engine %q is not supported: use %s", input.ErrInvalid, engine, strings.Join(Engines(), " or "))
+	}
+	return srv.Installed()
+}
+
+// ReplicaEngines are the engines whose instances can be streaming standbys, sorted.
+func ReplicaEngines() []string {
+	var names []string
+	for _, n := range Engines() {
+		if servers[n].Replicas() {
+			names = append(names, n)
+		}
+	}
 	return names
 }
 

@@ -117,11 +117,8 @@ func Settings(memoryBytes int64, maxConnections int) map[string]string {
 }
 
 // Init implements instance.Server: mariadb-install-db into DIR/data/db with the
-// instance's my.cnf. MariaDB instances cannot be standbys.
-func (server) Init(ctx context.Context, st *instance.State, primary *instance.State) error {
-	if primary != nil || st.ReplicaOf != "" {
-		return fmt.Errorf("%w: --replica-of is not supported for mariadb: replicas are postgres-only", input.ErrInvalid)
-	}
+// instance's my.cnf. MariaDB instances cannot be standbys (Replicas): primary is nil.
+func (server) Init(ctx context.Context, st *instance.State, _ *instance.State) error {
 	pw := make([]byte, 16)
 	if _, err := rand.Read(pw); err != nil {
 		return err
@@ -219,6 +216,16 @@ func (server) Restore(ctx context.Context, st *instance.State, dir string, how i
 	return instance.ReplaceDirs([]string{dataDir(st), logDir(st)}, func(staged []string) error {
 		return s.RestoreBase(ctx, dir, staged[0], staged[1])
 	})
+}
+
+// Replicas implements instance.Server: MariaDB instances have no standbys.
+func (server) Replicas() bool { return false }
+
+// Installed implements instance.Server: MariaDB's server binaries
+// (mariadbserver.Binaries).
+func (server) Installed() error {
+	_, _, err := mariadbserver.Binaries()
+	return err
 }
 
 // SetSyncStandby implements instance.Server: MariaDB instances have no standbys.
