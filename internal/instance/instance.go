@@ -95,9 +95,9 @@ type Server interface {
 	MinMemory() int64
 	// CacheSetting names the setting of the engine's own cache, which MemoryBytes sizes.
 	CacheSetting() string
-	// Replicas tells whether an instance can be a streaming standby of another
-	// (Spec.ReplicaOf).
-	Replicas() bool
+	// CheckReplica refuses (an input error) making an instance a streaming standby of
+	// another (Spec.ReplicaOf) when the engine has none.
+	CheckReplica() error
 	// Installed tells why the server cannot be set up here (nil: it can): an error
 	// wrapping input.ErrInvalid for a setting to fix, else the binaries' absence.
 	Installed() error
@@ -139,17 +139,6 @@ func Installed(engine string) error {
 		return fmt.Errorf("%w: engine %q is not supported: use %s", input.ErrInvalid, engine, strings.Join(Engines(), " or "))
 	}
 	return srv.Installed()
-}
-
-// ReplicaEngines are the engines whose instances can be streaming standbys, sorted.
-func ReplicaEngines() []string {
-	var names []string
-	for _, n := range Engines() {
-		if servers[n].Replicas() {
-			names = append(names, n)
-		}
-	}
-	return names
 }
 
 // Registry is the directory of state files.

@@ -117,7 +117,7 @@ func Settings(memoryBytes int64, maxConnections int) map[string]string {
 }
 
 // Init implements instance.Server: mariadb-install-db into DIR/data/db with the
-// instance's my.cnf. MariaDB instances cannot be standbys (Replicas): primary is nil.
+// instance's my.cnf. MariaDB instances cannot be standbys (CheckReplica): primary is nil.
 func (server) Init(ctx context.Context, st *instance.State, _ *instance.State) error {
 	pw := make([]byte, 16)
 	if _, err := rand.Read(pw); err != nil {
@@ -218,8 +218,10 @@ func (server) Restore(ctx context.Context, st *instance.State, dir string, how i
 	})
 }
 
-// Replicas implements instance.Server: MariaDB instances have no standbys.
-func (server) Replicas() bool { return false }
+// CheckReplica implements instance.Server: MariaDB instances have no standbys.
+func (server) CheckReplica() error {
+	return fmt.Errorf("%w: --replica-of is not supported for --engine mariadb: replicas are postgres-only", input.ErrInvalid)
+}
 
 // Installed implements instance.Server: MariaDB's server binaries
 // (mariadbserver.Binaries).

@@ -31,8 +31,9 @@ func (server) MinMemory() int64 { return 64 << 20 }
 // CacheSetting implements instance.Server: shared_buffers is a quarter of the memory.
 func (server) CacheSetting() string { return "shared_buffers" }
 
-// Replicas implements instance.Server: a standby starts as a base backup of its primary.
-func (server) Replicas() bool { return true }
+// CheckReplica implements instance.Server: a standby starts as a base backup of its
+// primary.
+func (server) CheckReplica() error { return nil }
 
 // Installed implements instance.Server: PostgreSQL's server binaries (pgserver.BinDir).
 func (server) Installed() error {
