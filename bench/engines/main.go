@@ -23,9 +23,9 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/postgres"
 	_ "github.com/storbench/storbench/internal/engine/sqlite"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/load"
-	"github.com/storbench/storbench/internal/mariadbserver"
-	"github.com/storbench/storbench/internal/pgserver"
 )
 
 func main() {

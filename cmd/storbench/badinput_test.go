@@ -16,8 +16,8 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/storbench/storbench/internal/mariadbtest"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // badInput is one row of the bad-input matrix: a command line that must exit with code

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // refused runs storbench and wants what the README promises of bad input: exit code 2

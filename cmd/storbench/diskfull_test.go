@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/storbench/storbench/internal/looptest"
+	"github.com/storbench/storbench/internal/testsupport/looptest"
 )
 
 // smallDisk mounts a fresh ext4 filesystem of mb megabytes (a loop device) for the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestRunOnHammerDBBuild runs on a PostgreSQL database laid out as HammerDB 4.12 leaves

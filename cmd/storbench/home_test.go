@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/storbench/storbench/internal/testhome"
+	"github.com/storbench/storbench/internal/testsupport/testhome"
 )
 
 func TestMain(m *testing.M) { testhome.Main(m) }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/netlab"
-	"github.com/storbench/storbench/internal/pgtest"
 	"github.com/storbench/storbench/internal/study"
+	"github.com/storbench/storbench/internal/testsupport/netlab"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestControllerCPUAcrossHosts is bench/hosts.sh's measurement, not a test: the

@@ -75,9 +75,6 @@ logs in --wal-path; --replica-of is for postgres only.`,
 			if spec.Name == "" {
 				spec.Name = defaultName(spec.Path)
 			}
-			if spec.ReplicaOf != "" && spec.Engine == "mariadb" {
-				return fmt.Errorf("%w: --replica-of is not supported for --engine %s: replicas are postgres-only", input.ErrInvalid, spec.Engine)
-			}
 			if ioLimit != "" {
 				l, err := instance.ParseIOLimit(ioLimit)
 				if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	enginemysql "github.com/storbench/storbench/internal/engine/mysql"
-	"github.com/storbench/storbench/internal/mariadbserver"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 )
 
 // TestInstanceMariaDB creates a managed MariaDB instance from the command line: its

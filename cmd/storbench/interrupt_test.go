@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/localserver"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/instance/localserver"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // The tests below run the real binary and stop it the way an operator does (Ctrl-C is

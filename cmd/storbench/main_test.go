@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // storbench runs one command line in-process and returns its exit code and output.

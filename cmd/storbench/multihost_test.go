@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/netlab"
 	"github.com/storbench/storbench/internal/study"
+	"github.com/storbench/storbench/internal/testsupport/netlab"
 )
 
 // hostsStudy writes a study over the lab's hosts, each an external target with its

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // stockKeySQL lists the columns of stock's primary key in key order.

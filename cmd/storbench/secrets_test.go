@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 )
 
 // TestSecretsNeverWritten: passwords given in DSNs or environment variables appear

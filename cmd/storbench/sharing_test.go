@@ -14,7 +14,7 @@ import (
 
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/cgroup"
-	"github.com/storbench/storbench/internal/localserver"
+	"github.com/storbench/storbench/internal/instance/localserver"
 )
 
 // Several STORBENCH_HOMEs and several storbench processes share one machine: the

@@ -18,7 +18,6 @@ import (
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
-	"github.com/storbench/storbench/internal/pgserver"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
 )
@@ -312,8 +311,8 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			// Only PostgreSQL's absence falls back to SQLite; a STORBENCH_PG_BINDIR that
 			// does not work is the user's to fix.
-			_, pgErr := pgserver.BinDir()
-			if pgErr != nil && !errors.Is(pgErr, pgserver.ErrNoBinaries) {
+			pgErr := instance.Installed("postgres")
+			if errors.Is(pgErr, input.ErrInvalid) {
 				return pgErr
 			}
 			abs, err := quickPath(c, dir)

@@ -15,8 +15,8 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/postgres"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/load"
-	"github.com/storbench/storbench/internal/pgserver"
 )
 
 // countingDB counts the sessions the driver opens; it keeps postgres' ConnectionLimit.

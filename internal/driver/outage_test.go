@@ -13,8 +13,8 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/mysql"
 	_ "github.com/storbench/storbench/internal/engine/postgres"
 	"github.com/storbench/storbench/internal/load"
-	"github.com/storbench/storbench/internal/mariadbtest"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // restartable is a throwaway server the test can kill and start again.

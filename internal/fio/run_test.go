@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/input"
-	"github.com/storbench/storbench/internal/looptest"
+	"github.com/storbench/storbench/internal/testsupport/looptest"
 )
 
 // diskDir is a scratch directory on the checkout's disk: the system temp dir may be a

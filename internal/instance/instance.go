@@ -95,6 +95,12 @@ type Server interface {
 	MinMemory() int64
 	// CacheSetting names the setting of the engine's own cache, which MemoryBytes sizes.
 	CacheSetting() string
+	// CheckReplica refuses (an input error) making an instance a streaming standby of
+	// another (Spec.ReplicaOf) when the engine has none.
+	CheckReplica() error
+	// Installed tells why the server cannot be set up here (nil: it can): an error
+	// wrapping input.ErrInvalid for a setting to fix, else the binaries' absence.
+	Installed() error
 }
 
 var servers = map[string]Server{}
@@ -122,6 +128,17 @@ func Engines() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Installed tells why engine's server cannot be set up here (nil: it can): an error
+// wrapping input.ErrInvalid for a setting to fix or an unknown engine, else the
+// binaries' absence.
+func Installed(engine string) error {
+	srv, ok := servers[engine]
+	if !ok {
+		return fmt.Errorf("%w: engine %q is not supported: use %s", input.ErrInvalid, engine, strings.Join(Engines(), " or "))
+	}
+	return srv.Installed()
 }
 
 // Registry is the directory of state files.

@@ -19,6 +19,11 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: --engine %q is not supported: use %s", input.ErrInvalid, spec.Engine, strings.Join(Engines(), " or "))
 	}
+	if spec.ReplicaOf != "" {
+		if err := srv.CheckReplica(); err != nil {
+			return nil, nil, err
+		}
+	}
 	if !validName.MatchString(spec.Name) {
 		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", input.ErrInvalid, spec.Name)
 	}

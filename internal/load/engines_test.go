@@ -14,8 +14,8 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/postgres"
 	_ "github.com/storbench/storbench/internal/engine/sqlite"
 	"github.com/storbench/storbench/internal/load"
-	"github.com/storbench/storbench/internal/mariadbtest"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/prometheus/procfs/blockdevice"
 
-	"github.com/storbench/storbench/internal/looptest"
+	"github.com/storbench/storbench/internal/testsupport/looptest"
 )
 
 // procFixture is a fake /proc whose files a test rewrites between two collections.

@@ -13,7 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	_ "github.com/storbench/storbench/internal/engine/postgres"
 	"github.com/storbench/storbench/internal/metrics"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestDatabaseCountersReset samples a real PostgreSQL that is killed and started

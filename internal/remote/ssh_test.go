@@ -20,7 +20,7 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/storbench/storbench/internal/netlab"
+	"github.com/storbench/storbench/internal/testsupport/netlab"
 )
 
 // TestSSH reaches a netlab host's real sshd from the lab's controller namespace.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 )
 
 // TestConnectionLimit: on a real MariaDB (max_connections = 200) the open database's

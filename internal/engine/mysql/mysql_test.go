@@ -21,7 +21,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/load"
-	"github.com/storbench/storbench/internal/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // The activity counters move by what a session did: its commits, rollbacks, WAL, a

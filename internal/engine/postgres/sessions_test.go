@@ -14,9 +14,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/load"
-	"github.com/storbench/storbench/internal/pgserver"
-	"github.com/storbench/storbench/internal/pgtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 

@@ -17,30 +17,16 @@ package mariadb
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"net"
-	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"syscall"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
-	"github.com/storbench/storbench/internal/localserver"
-	"github.com/storbench/storbench/internal/mariadbserver"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 )
 
 func init() { instance.Register("mariadb", server{}) }
@@ -54,18 +40,8 @@ const (
 	User     = "storbench"
 )
 
-// Timeouts: a server that is not ready within a minute failed; a clean shutdown
-// flushes the whole buffer pool, which on slow storage takes a while.
-const (
-	startTimeout = time.Minute
-	stopTimeout  = 5 * time.Minute
-)
-
 func serverDir(st *instance.State) string { return filepath.Join(st.Path, "data") }
 func dataDir(st *instance.State) string   { return filepath.Join(serverDir(st), "db") }
-func confFile(st *instance.State) string  { return filepath.Join(serverDir(st), "my.cnf") }
-func pidFile(st *instance.State) string   { return filepath.Join(serverDir(st), "mariadbd.pid") }
-func errorLog(st *instance.State) string  { return filepath.Join(serverDir(st), "error.log") }
 
 // logDir holds the redo log and the binary log: the WAL target's wal directory, else
 // the data directory.
@@ -76,26 +52,16 @@ func logDir(st *instance.State) string {
 	return filepath.Join(st.WALPath, "wal")
 }
 
-// socketPath is the server's unix socket: in the server directory, unless that path
-// is longer than a socket's (107 bytes), then in a short directory of its own in the
-// temp dir named after the instance's path (socketDir).
-func socketPath(st *instance.State) string {
-	if s := st.Settings["socket"]; s != "" {
-		return s
-	}
-	if p := filepath.Join(serverDir(st), "mariadbd.sock"); len(p) <= 100 {
-		return p
-	}
-	sum := sha256.Sum256([]byte(st.Path))
-	return filepath.Join(os.TempDir(), "storbench-mdb-"+hex.EncodeToString(sum[:6]), "mariadbd.sock")
+// options lay the instance's server out in its directories.
+func options(st *instance.State) mariadbserver.Options {
+	return mariadbserver.Options{Dir: serverDir(st), DataDir: dataDir(st), LogDir: logDir(st), Port: st.Port,
+		Socket: st.Settings["socket"], Settings: st.Settings, Outlive: true,
+		Comment: fmt.Sprintf("# written by storbench for instance %s; storbench instance destroy --name %s removes it", st.Name, st.Name)}
 }
 
-// socketDir is the socket's own directory when it is not the server directory.
-func socketDir(st *instance.State) string {
-	if d := filepath.Dir(socketPath(st)); d != serverDir(st) {
-		return d
-	}
-	return ""
+// serverOf is the instance's server, run by the binaries that created it.
+func serverOf(st *instance.State) (*mariadbserver.Server, error) {
+	return mariadbserver.At(st.BinDir, options(st))
 }
 
 // Reserve is the memory left beside the buffer pool within the instance's limit: the
@@ -150,47 +116,14 @@ func Settings(memoryBytes int64, maxConnections int) map[string]string {
 	return s
 }
 
-// credential is the user the server runs as: mysql when storbench is root (mariadbd
-// refuses root), else storbench's own (nil).
-func credential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	return localserver.ServiceUser("mysql")
-}
-
 // Init implements instance.Server: mariadb-install-db into DIR/data/db with the
-// instance's my.cnf. MariaDB instances cannot be standbys.
-func (server) Init(ctx context.Context, st *instance.State, primary *instance.State) error {
-	if primary != nil || st.ReplicaOf != "" {
-		return fmt.Errorf("%w: --replica-of is not supported for mariadb: replicas are postgres-only", input.ErrInvalid)
-	}
-	bin, installDB, err := mariadbserver.Binaries()
-	if err != nil {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
-	}
-	cred, err := credential()
-	if err != nil {
-		return err
-	}
-	for _, d := range []string{serverDir(st), dataDir(st), filepath.Join(serverDir(st), "tmp"), logDir(st)} {
-		if d != "" {
-			if err := localserver.PrepareDir(d, cred); err != nil {
-				return err
-			}
-		}
-	}
-	if st.Port == 0 {
-		if st.Port, err = localserver.FreePort(); err != nil {
-			return err
-		}
-	}
+// instance's my.cnf. MariaDB instances cannot be standbys (CheckReplica): primary is nil.
+func (server) Init(ctx context.Context, st *instance.State, _ *instance.State) error {
 	pw := make([]byte, 16)
 	if _, err := rand.Read(pw); err != nil {
 		return err
 	}
 	st.Password = hex.EncodeToString(pw)
-	st.BinDir = filepath.Dir(bin)
 	st.Settings = Settings(st.MemoryBytes, st.MaxConnections)
 	logs := dataDir(st)
 	if d := logDir(st); d != "" {
@@ -198,123 +131,16 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 		st.Settings["innodb_log_group_home_dir"] = d
 	}
 	st.Settings["log_bin"] = filepath.Join(logs, "mariadb-bin")
-	st.Settings["socket"] = socketPath(st)
-	if len(st.Settings["socket"]) > 107 {
-		return fmt.Errorf("%w: the server's socket path %s is longer than 107 bytes: set TMPDIR to a short directory", input.ErrInvalid, st.Settings["socket"])
+	s, err := mariadbserver.Init(ctx, options(st))
+	if errors.Is(err, mariadbserver.ErrNoBinaries) {
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
-	if err := prepareSocketDir(st, cred); err != nil {
+	if err != nil {
 		return err
 	}
-	if err := writeConf(st, cred); err != nil {
-		return err
-	}
-	extra := filepath.Join(serverDir(st), "init.sql")
-	if err := os.WriteFile(extra, []byte(mariadbserver.RootOnSocketSQL), 0o644); err != nil {
-		return err
-	}
-	defer os.Remove(extra)
-	// --defaults-file must come first; the others go on to mariadbd --bootstrap.
-	if _, err := run(ctx, cred, nil, installDB, "--defaults-file="+confFile(st),
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--extra-file="+extra); err != nil {
-		return err
-	}
-	st.Version, err = version(ctx, bin)
+	st.Port, st.BinDir, st.Settings["socket"] = s.Port, s.BinDir(), s.Socket
+	st.Version, err = s.Version(ctx)
 	return err
-}
-
-// writeConf writes the instance's my.cnf: its paths, port and settings. The file is
-// the server's only option file (--defaults-file), so /etc/mysql plays no part.
-func writeConf(st *instance.State, cred *syscall.Credential) error {
-	opts := maps.Clone(st.Settings)
-	opts["datadir"] = dataDir(st)
-	opts["tmpdir"] = filepath.Join(serverDir(st), "tmp")
-	opts["pid_file"] = pidFile(st)
-	opts["log_error"] = errorLog(st)
-	opts["port"] = strconv.Itoa(st.Port)
-	var b strings.Builder
-	fmt.Fprintf(&b, "# written by storbench for instance %s; storbench instance destroy --name %s removes it\n[mysqld]\n", st.Name, st.Name)
-	for _, k := range slices.Sorted(maps.Keys(opts)) {
-		fmt.Fprintf(&b, "%s = %s\n", k, opts[k])
-	}
-	if err := os.WriteFile(confFile(st), []byte(b.String()), 0o640); err != nil {
-		return err
-	}
-	// The server's stdout and stderr (what it says before its error log is open).
-	f, err := os.OpenFile(errorLog(st), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
-	if err != nil {
-		return err
-	}
-	f.Close()
-	if cred != nil {
-		for _, p := range []string{confFile(st), errorLog(st)} {
-			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// prepareSocketDir creates the socket's own short directory (see socketPath) for the
-// server's user, or checks that an existing one is that user's alone: a directory in
-// the shared temp dir may have been made by someone else.
-func prepareSocketDir(st *instance.State, cred *syscall.Credential) error {
-	dir := socketDir(st)
-	if dir == "" {
-		return nil
-	}
-	uid := os.Getuid()
-	if cred != nil {
-		uid = int(cred.Uid)
-	}
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			return err
-		}
-		if cred != nil {
-			return os.Chown(dir, int(cred.Uid), int(cred.Gid))
-		}
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() || fi.Mode().Perm() != 0o700 || int(fi.Sys().(*syscall.Stat_t).Uid) != uid {
-		return fmt.Errorf("%s, the directory of the server's socket, exists and is not the server user's alone (0700): remove it", dir)
-	}
-	return nil
-}
-
-// serverBinary is mariadbd (or mysqld) in the directory that created the instance.
-func serverBinary(st *instance.State) (string, error) {
-	for _, n := range []string{"mariadbd", "mysqld"} {
-		p := filepath.Join(st.BinDir, n)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w: no mariadbd in %s, whose server created instance %s: reinstall mariadb-server", input.ErrInvalid, st.BinDir, st.Name)
-}
-
-// tool finds a client program (mariadb-backup, mariadb-dump, mariadb): beside the
-// server, in $STORBENCH_MARIADB_BINDIR, on PATH, in /usr/bin.
-func tool(st *instance.State, names ...string) (string, error) {
-	dirs := []string{st.BinDir, os.Getenv("STORBENCH_MARIADB_BINDIR")}
-	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
-	dirs = append(dirs, "/usr/bin", "/usr/local/mysql/bin")
-	for _, n := range names {
-		for _, d := range dirs {
-			if d == "" {
-				continue
-			}
-			p := filepath.Join(d, n)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("%w: %s not found: install it (Debian: apt-get install mariadb-backup mariadb-client)", input.ErrInvalid, names[0])
 }
 
 // Start implements instance.Server: mariadbd with the instance's my.cnf, as the
@@ -322,242 +148,86 @@ func tool(st *instance.State, names ...string) (string, error) {
 // storbench; it waits until root can connect, then makes sure the database and the
 // DSN's user exist (the user with the state's password).
 func (server) Start(ctx context.Context, st *instance.State) (int, error) {
-	bin, err := serverBinary(st)
+	s, err := serverOf(st)
 	if err != nil {
 		return 0, err
 	}
-	cred, err := credential()
+	err = s.Start(ctx)
+	if errors.Is(err, mariadbserver.ErrNoBinaries) {
+		return 0, fmt.Errorf("%w: no mariadbd in %s, whose server created instance %s: reinstall mariadb-server", input.ErrInvalid, st.BinDir, st.Name)
+	}
 	if err != nil {
 		return 0, err
 	}
-	if err := prepareSocketDir(st, cred); err != nil {
-		return 0, err
-	}
-	out, err := os.OpenFile(errorLog(st), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
-	if err != nil {
-		return 0, err
-	}
-	offset, _ := out.Seek(0, 2) // the log from here on is this start's
-	cmd := exec.Command(bin, "--defaults-file="+confFile(st))
-	cmd.Dir = "/"
-	cmd.Stdout, cmd.Stderr = out, out
-	// No Pdeathsig: the server is meant to outlive this process.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setsid: true}
-	err = cmd.Start()
-	out.Close()
-	if err != nil {
-		return 0, fmt.Errorf("start mariadbd: %w", err)
-	}
-	pid := cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }() // reaps it should it exit while storbench runs
-
-	fail := func(err error) (int, error) {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		return 0, fmt.Errorf("%w\n%s", err, logSince(st, offset, 30))
-	}
-	wait, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	db := rootDB(st)
-	defer db.Close()
-	for {
-		try, cancelTry := context.WithTimeout(wait, 2*time.Second)
-		err = db.PingContext(try)
-		cancelTry()
-		if err == nil {
-			break
+	if err := errors.Join(s.CreateDatabase(ctx, Database), s.CreateUser(ctx, User, st.Password, Database)); err != nil {
+		if pid := s.PID(); pid != 0 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
 		}
-		select {
-		case exit := <-exited:
-			return 0, fmt.Errorf("mariadbd exited while starting (%v)\n%s", exit, logSince(st, offset, 30))
-		case <-wait.Done():
-			return fail(fmt.Errorf("mariadbd did not accept connections on %s: %w (last: %v)", socketPath(st), wait.Err(), err))
-		case <-time.After(20 * time.Millisecond):
-		}
+		return 0, fmt.Errorf("%w\n%s", err, s.LogTail(30))
 	}
-	if err := ensureUser(ctx, db, st.Password); err != nil {
-		return fail(err)
-	}
-	return pid, nil
-}
-
-// ensureUser creates the database and the DSN's user, and sets that user's password
-// to the state's (a physical backup restored may come from another instance). The
-// statements stay out of the binary log, which would hold the password.
-func ensureUser(ctx context.Context, db *sql.DB, password string) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	acct := quoteString(User) + "@'127.0.0.1'"
-	for _, q := range []string{
-		"SET SESSION sql_log_bin = 0",
-		"CREATE DATABASE IF NOT EXISTS " + quoteIdent(Database) + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
-		"CREATE USER IF NOT EXISTS " + acct + " IDENTIFIED BY " + quoteString(password),
-		"ALTER USER " + acct + " IDENTIFIED BY " + quoteString(password),
-		// PROCESS: the InnoDB counters (SHOW ENGINE INNODB STATUS, INNODB_METRICS).
-		"GRANT ALL PRIVILEGES ON " + quoteIdent(Database) + ".* TO " + acct,
-		"GRANT PROCESS ON *.* TO " + acct,
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			// The statement may hold the password: name it by its first words.
-			words := strings.Fields(q)
-			return fmt.Errorf("%s: %w", strings.Join(words[:min(3, len(words))], " "), err)
-		}
-	}
-	return nil
-}
-
-// rootDB connects as root through the socket.
-func rootDB(st *instance.State) *sql.DB {
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "unix", socketPath(st)
-	cfg.Timeout = 2 * time.Second
-	c, _ := mysql.NewConnector(cfg) // fails only on a bad TLS or server-key option
-	return sql.OpenDB(c)
+	return s.PID(), nil
 }
 
 // Stop implements instance.Server: SIGTERM, a clean InnoDB shutdown (open sessions
-// are ended), and waits for the server to exit; killed if that takes stopTimeout.
-func (s server) Stop(ctx context.Context, st *instance.State) error {
-	pid := s.PID(st)
-	if pid == 0 {
-		return nil
+// are ended), and waits for the server to exit; killed if that takes five minutes.
+func (server) Stop(ctx context.Context, st *instance.State) error {
+	s, err := serverOf(st)
+	if err != nil {
+		return err
 	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("stop mariadbd (pid %d): %w", pid, err)
-	}
-	wait, cancel := context.WithTimeout(ctx, stopTimeout)
-	defer cancel()
-	for alive(pid, st) {
-		select {
-		case <-wait.Done():
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			return fmt.Errorf("mariadbd (pid %d) killed: its shutdown took too long: %w", pid, wait.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	if dir := socketDir(st); dir != "" {
-		_ = os.Remove(dir) // empty once the server has gone
-	}
-	if tail := logTail(st, 5); !strings.Contains(tail, "Shutdown complete") {
-		return fmt.Errorf("mariadbd did not shut down cleanly:\n%s", logTail(st, 30))
-	}
-	return nil
+	return s.Stop(ctx)
 }
 
-// PID implements instance.Server: the pid file's process when it runs and is this
-// instance's mariadbd (after a crash the file can name a pid since reused). It needs
-// no binaries: a server whose MariaDB was uninstalled must still be seen and stopped.
-func (server) PID(st *instance.State) int {
-	b, err := os.ReadFile(pidFile(st))
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 || !alive(pid, st) {
-		return 0
-	}
-	return pid
-}
-
-// alive tells whether pid runs this instance's server: its command line names the
-// instance's my.cnf (a zombie has none).
-func alive(pid int, st *instance.State) bool {
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return false
-	}
-	return slices.Contains(strings.Split(string(cmdline), "\x00"), "--defaults-file="+confFile(st))
-}
+// PID implements instance.Server. It needs no binaries: a server whose MariaDB was
+// uninstalled must still be seen and stopped.
+func (server) PID(st *instance.State) int { return mariadbserver.PIDOf(serverDir(st)) }
 
 // Backup implements instance.Server: mariadb-backup (a physical copy, prepared so
 // that it can be copied back as it is), or mariadb-dump of the database in one
 // transaction for a logical backup. Neither runs in parallel: how.Jobs is not used.
 func (server) Backup(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
-	cred, err := credential()
+	s, err := serverOf(st)
 	if err != nil {
-		return err
-	}
-	if err := localserver.PrepareDir(dir, cred); err != nil {
 		return err
 	}
 	if how.Logical {
-		dump, err := tool(st, "mariadb-dump", "mysqldump")
-		if err != nil {
-			return err
-		}
-		_, err = run(ctx, cred, nil, dump, "--no-defaults", "--user=root", "--socket="+socketPath(st),
-			"--single-transaction", "--routines", "--triggers", "--events", "--hex-blob",
-			"--default-character-set=utf8mb4", "--add-drop-database", "--databases", Database,
-			"--result-file="+dumpFile(dir))
-		return err
+		return s.Dump(ctx, dir, Database)
 	}
-	backup, err := tool(st, "mariadb-backup", "mariabackup")
-	if err != nil {
-		return err
-	}
-	if _, err := run(ctx, cred, nil, backup, "--defaults-file="+confFile(st), "--backup",
-		"--target-dir="+dir, "--user=root", "--socket="+socketPath(st)); err != nil {
-		return err
-	}
-	_, err = run(ctx, cred, nil, backup, "--no-defaults", "--prepare", "--target-dir="+dir)
-	return err
+	return s.BaseBackup(ctx, dir)
 }
 
-func dumpFile(dir string) string { return filepath.Join(dir, Database+".sql") }
-
 // Restore implements instance.Server: a physical backup is copied back beside the
-// stopped server's data directory (and log directory), which it then replaces; a logical one is fed
-// to the running server, which drops the database and creates it from the dump.
-func (s server) Restore(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
-	cred, err := credential()
+// stopped server's data directory (and log directory), which it then replaces; a
+// logical one is fed to the running server, which drops the database and creates it
+// from the dump.
+func (server) Restore(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
+	s, err := serverOf(st)
 	if err != nil {
 		return err
 	}
 	if how.Logical {
-		client, err := tool(st, "mariadb", "mysql")
-		if err != nil {
-			return err
-		}
-		f, err := os.Open(dumpFile(dir))
-		if err != nil {
-			return fmt.Errorf("%w: %s is not a mariadb logical backup: %v", input.ErrInvalid, dir, err)
-		}
-		defer f.Close()
-		_, err = run(ctx, cred, f, client, "--no-defaults", "--user=root", "--socket="+socketPath(st),
-			"--default-character-set=utf8mb4", "--binary-mode")
-		return err
+		return s.LoadDump(ctx, dir, Database)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "xtrabackup_checkpoints")); err != nil {
-		return fmt.Errorf("%w: %s is not a mariadb physical backup (no xtrabackup_checkpoints)", input.ErrInvalid, dir)
-	}
-	if pid := s.PID(st); pid != 0 {
+	if pid := s.PID(); pid != 0 {
 		return fmt.Errorf("the server (pid %d) must be stopped to restore a physical backup", pid)
 	}
-	backup, err := tool(st, "mariadb-backup", "mariabackup")
-	if err != nil {
-		return err
-	}
 	// Only the instance's own data and log directories are replaced, by copies made
-	// beside them (the server's options point the copy there), once complete.
+	// beside them, once complete.
 	return instance.ReplaceDirs([]string{dataDir(st), logDir(st)}, func(staged []string) error {
-		args := []string{"--defaults-file=" + confFile(st), "--copy-back", "--target-dir=" + dir, "--datadir=" + staged[0]}
-		if staged[1] != "" {
-			args = append(args, "--innodb-log-group-home-dir="+staged[1])
-		}
-		for _, d := range staged {
-			if d == "" {
-				continue
-			}
-			if err := localserver.PrepareDir(d, cred); err != nil {
-				return err
-			}
-		}
-		_, err := run(ctx, cred, nil, backup, args...)
-		return err
+		return s.RestoreBase(ctx, dir, staged[0], staged[1])
 	})
+}
+
+// CheckReplica implements instance.Server: MariaDB instances have no standbys.
+func (server) CheckReplica() error {
+	return fmt.Errorf("%w: --replica-of is not supported for --engine mariadb: replicas are postgres-only", input.ErrInvalid)
+}
+
+// Installed implements instance.Server: MariaDB's server binaries
+// (mariadbserver.Binaries).
+func (server) Installed() error {
+	_, _, err := mariadbserver.Binaries()
+	return err
 }
 
 // SetSyncStandby implements instance.Server: MariaDB instances have no standbys.
@@ -568,62 +238,5 @@ func (server) SetSyncStandby(context.Context, *instance.State, string) error {
 // DSN is the instance's URL for build, run and check:
 // mysql://storbench:PASSWORD@127.0.0.1:PORT/tpcc.
 func (server) DSN(st *instance.State) string {
-	u := url.URL{Scheme: "mysql", User: url.UserPassword(User, st.Password),
-		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(st.Port)), Path: "/" + Database}
-	return u.String()
-}
-
-// version is the server binary's own version line ("mariadbd Ver 10.11.19-MariaDB …").
-func version(ctx context.Context, bin string) (string, error) {
-	out, err := exec.CommandContext(ctx, bin, "--version").Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %w", bin, err)
-	}
-	// It begins with argv[0], the binary's path: keep its name.
-	f := strings.Fields(string(out))
-	if len(f) > 0 {
-		f[0] = filepath.Base(f[0])
-	}
-	return strings.Join(f, " "), nil
-}
-
-// run runs prog as cred's user (nil: as this process) with stdin, and returns its
-// output; an error carries the output's last lines. It is stopped with ctx and with
-// storbench.
-func run(ctx context.Context, cred *syscall.Credential, stdin *os.File, prog string, args ...string) (string, error) {
-	var in io.Reader
-	if stdin != nil {
-		in = stdin
-	}
-	out, err := localserver.Run(ctx, cred, in, prog, args...)
-	if err != nil {
-		return out, fmt.Errorf("%w: %s", err, lastLines(out, 15))
-	}
-	return out, nil
-}
-
-// logTail is the last n lines of the error log.
-func logTail(st *instance.State, n int) string { return logSince(st, 0, n) }
-
-// logSince is the last n lines the error log got from offset on.
-func logSince(st *instance.State, offset int64, n int) string {
-	b, _ := os.ReadFile(errorLog(st))
-	if offset > 0 && offset <= int64(len(b)) {
-		b = b[offset:]
-	}
-	return lastLines(string(b), n)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
-func quoteString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
+	return mariadbserver.URL(st.Port, User, st.Password, Database)
 }

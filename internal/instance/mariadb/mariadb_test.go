@@ -19,7 +19,7 @@ import (
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/mariadb"
-	"github.com/storbench/storbench/internal/mariadbserver"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 )
 
 // needMariaDB skips the test unless the server and its backup and client tools are

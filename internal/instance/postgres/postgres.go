@@ -15,7 +15,7 @@ import (
 
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
-	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/remote"
 )
 
@@ -30,6 +30,16 @@ func (server) MinMemory() int64 { return 64 << 20 }
 
 // CacheSetting implements instance.Server: shared_buffers is a quarter of the memory.
 func (server) CacheSetting() string { return "shared_buffers" }
+
+// CheckReplica implements instance.Server: a standby starts as a base backup of its
+// primary.
+func (server) CheckReplica() error { return nil }
+
+// Installed implements instance.Server: PostgreSQL's server binaries (pgserver.BinDir).
+func (server) Installed() error {
+	_, err := pgserver.BinDir()
+	return err
+}
 
 // Database is the database created in every instance, the one its DSN names.
 const Database = "tpcc"

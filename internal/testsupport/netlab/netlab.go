@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/childproc"
-	"github.com/storbench/storbench/internal/localserver"
-	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/instance/localserver"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 )
 
 const (

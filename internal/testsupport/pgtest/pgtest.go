@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 )
 
 // Start starts a server in a temp dir for the test and stops it when the test ends.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/dburl"
-	"github.com/storbench/storbench/internal/localserver"
+	"github.com/storbench/storbench/internal/instance/localserver"
 )
 
 // PasswordFile splits a DSN's password off into a libpq password file line, so

@@ -1,7 +1,7 @@
 // Package pgserver starts and stops a private PostgreSQL server in a directory, on a
 // free loopback port: the throwaway servers of tests, benchmarks and the quick start.
 // initdb refuses to run as root, so as root the server runs as the postgres user.
-// Tests that build a network (internal/netlab) run it in a network namespace, on the
+// Tests that build a network (internal/testsupport/netlab) run it in a network namespace, on the
 // address they give.
 package pgserver
 
@@ -22,7 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/input"
-	"github.com/storbench/storbench/internal/localserver"
+	"github.com/storbench/storbench/internal/instance/localserver"
 )
 
 // Server is a running PostgreSQL server that this package started.

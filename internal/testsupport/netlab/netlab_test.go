@@ -20,7 +20,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/storbench/storbench/internal/pgserver"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 )
 
 // TestLab builds 3 hosts with every service, reaches each from the controller the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/mariadbserver"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 )
 
 // The database and the user that Start creates.
@@ -38,7 +38,7 @@ var Settings = map[string]string{
 	"innodb_log_file_size":           "48M",
 	"innodb_flush_log_at_trx_commit": "1",
 	"max_connections":                "200",
-	// Debian's my.cnf says utf8mb4, but --no-defaults skips it (latin1 otherwise).
+	// Debian's my.cnf says utf8mb4, but the server reads only its own (latin1 otherwise).
 	"character_set_server": "utf8mb4",
 	"collation_server":     "utf8mb4_bin",
 }
