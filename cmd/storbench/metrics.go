@@ -43,13 +43,9 @@ func (f *metricsFlags) register(c *cobra.Command) {
 
 // serverTargets asks a database on this host for its data and WAL directories; for
 // one elsewhere it says why this host's disks are not its own.
-func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, dsn string) ([]metrics.Target, []string) {
+func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u dburl.URL) ([]metrics.Target, []string) {
 	if f.host != "" {
 		return nil, nil
-	}
-	u, err := dburl.Parse(dsn)
-	if err != nil {
-		return nil, []string{err.Error()}
 	}
 	host, local := u.Local()
 	if !local {
@@ -144,13 +140,17 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 	var targets []metrics.Target
 	var notes []string
 	if dsn != "" {
-		db, err := open(ctx, dsn)
+		u, err := engine.ParseDSN(dsn)
+		if err != nil {
+			return err
+		}
+		db, err := engine.OpenURL(ctx, u)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
 		observer = db
-		targets, notes = f.serverTargets(ctx, db, dsn)
+		targets, notes = f.serverTargets(ctx, db, u)
 	}
 	mon, closeCSV, err := f.monitor(ctx, targets, observer, notes, jsonPath, out)
 	if err != nil {
