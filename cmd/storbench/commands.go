@@ -165,19 +165,19 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 		},
 	}
 	dsnFlag(c, &dsn)
-	c.Flags().IntVar(&cfg.Users, "users", 1, "virtual users, each with its own connection")
-	c.Flags().DurationVar(&cfg.Ramp, "ramp", 2*time.Minute, "ramp-up before the timed window (not counted)")
-	c.Flags().DurationVar(&cfg.Duration, "duration", 5*time.Minute, "timed window")
+	c.Flags().IntVar(&cfg.Users, "users", driver.DefaultUsers, "virtual users, each with its own connection")
+	c.Flags().DurationVar(&cfg.Ramp, "ramp", driver.DefaultRamp, "ramp-up before the timed window (not counted)")
+	c.Flags().DurationVar(&cfg.Duration, "duration", driver.DefaultDuration, "timed window")
 	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
 	c.Flags().BoolVar(&cfg.Keying, "keying", false, "keying and think times of the spec (5.2.5); off as in HammerDB")
 	c.Flags().StringVar(&cfg.Inputs, "inputs", driver.DefaultInputs, "where the transaction inputs come from: spec (TPC-C's) or hammerdb (HammerDB 4.12's: uniform customer and item ids, random home warehouses and Stock-Level districts, its think times; the result adds the NOPM HammerDB would show)")
 	c.Flags().StringVar(&mode, "mode", string(engine.Best), "procedures (one stored-procedure call per transaction) or sql (client-side statements); default: the engine's best, procedures where it has them, sql otherwise (the result records the mode run)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
 	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
-	c.Flags().IntVar(&cfg.MaxRetries, "retries", 5, "times a transaction is retried after a serialization failure or deadlock")
+	c.Flags().IntVar(&cfg.MaxRetries, "retries", driver.DefaultRetries, "times a transaction is retried after a serialization failure or deadlock")
 	mf.register(c)
 	c.Flags().BoolVar(&mf.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
-	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", 1, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
+	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", driver.DefaultClientCPUs, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
 	return c
 }
 

@@ -331,6 +331,11 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// ServerConnections is the max_connections a server made for a run of users needs:
+// theirs, the run's own (ownConnections), and room for the sampler's, a standby's
+// and an operator's sessions beside them.
+func ServerConnections(users int) int { return users + 20 }
+
 // ownConnections are the connections a run holds besides its users': the database's
 // own (build information, the window's counters) and the metrics sampler's observer.
 const ownConnections = 2
