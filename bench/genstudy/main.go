@@ -360,7 +360,7 @@ func (j *stepJob) build(s *study.Study, seed uint64) *study.StepResult {
 		Mode: s.Workload.Mode, Users: st.Users, RampSeconds: float64(ramp), DurationSeconds: float64(seconds),
 		AllWarehouses: s.Workload.AllWarehouses, Keying: s.Workload.Keying, Warehouses: warehouses,
 		Seed: s.Workload.Seed + uint64(st.Seq), CLoad: p.cLoad, CRun: (p.cLoad + 65 + rng.IntN(50)) % 256,
-		MaxRetries: 5, ClientCPUs: cores, Version: version, ServerVersion: serverVerDB}
+		MaxRetries: driver.DefaultRetries, ClientCPUs: cores, Version: version, ServerVersion: serverVerDB}
 
 	// The client's timeline: integer counts per second, as rates per minute.
 	var newOrders, all int64

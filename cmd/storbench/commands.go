@@ -15,8 +15,9 @@ import (
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -24,21 +25,6 @@ import (
 func dsnFlag(c *cobra.Command, dsn *string) {
 	c.Flags().StringVar(dsn, "dsn", os.Getenv("STORBENCH_DSN"),
 		"database URL, e.g. postgres://user:pass@127.0.0.1:5432/tpcc (default $STORBENCH_DSN)")
-}
-
-// open opens the existing database named by --dsn.
-func open(ctx context.Context, dsn string) (engine.Database, error) {
-	if err := requireDSN(dsn); err != nil {
-		return nil, err
-	}
-	return engine.Open(ctx, dsn)
-}
-
-func requireDSN(dsn string) error {
-	if dsn == "" {
-		return fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", input.ErrInvalid)
-	}
-	return nil
 }
 
 func buildCmd() *cobra.Command {
@@ -55,27 +41,28 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			if err := opts.Validate(); err != nil {
 				return err
 			}
-			if err := requireDSN(dsn); err != nil {
+			u, err := engine.ParseDSN(dsn)
+			if err != nil {
 				return err
 			}
-			db, err := engine.OpenOrCreate(c.Context(), dsn)
+			db, err := engine.OpenOrCreateURL(c.Context(), u)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			lease, err := useInstance(c, dsn)
+			lease, err := useInstance(c, u)
 			if err != nil {
 				return err
 			}
 			defer lease.Release()
 			p := newProgress(c.OutOrStdout())
 			opts.Progress = p.build
-			opts.Storage = engine.WatchStorage(c.Context(), db, dsn)
+			opts.Storage = engine.WatchStorageOf(c.Context(), db, u)
 			sum, err := load.Build(c.Context(), db, opts)
 			p.end()
 			if err != nil && c.Context().Err() != nil {
 				// The tables hold part of the data: a run would measure a wrong schema.
-				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", dburl.Redact(dsn))
+				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", u.Redacted())
 			}
 			if err != nil {
 				return lease.Explain(opts.Storage.Explain(db, err, "then drop the database and build again"))
@@ -121,62 +108,36 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if cfg.Seed == 0 {
 				cfg.Seed = uint64(time.Now().UnixNano())
 			}
-			if err := cfg.Validate(); err != nil {
-				return err
-			}
-			runtime.GOMAXPROCS(cfg.ClientCPUs)
-			db, err := open(c.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := engine.RequireSchema(c.Context(), db, dsn); err != nil {
-				return err
-			}
-			lease, err := useInstance(c, dsn)
-			if err != nil {
-				return err
-			}
-			defer lease.Release()
-			// Before the metrics files: a run the server cannot hold, or in a mode the
-			// engine has not, leaves nothing behind (Run resolves the mode again).
-			if err := driver.CheckConnections(c.Context(), db, cfg.Users); err != nil {
-				return err
-			}
-			if _, err := engine.ResolveMode(db, cfg.Mode); err != nil {
-				return err
-			}
-			var mon *metrics.Monitor
-			if !mf.off {
-				targets, notes := mf.serverTargets(c.Context(), db, dsn)
-				m, closeCSV, err := mf.monitor(c.Context(), targets, db, notes, jsonPath, c.OutOrStdout())
-				if err != nil {
-					return err
-				}
-				defer closeCSV()
-				defer m.Close()
-				mon = m
-				cfg.Started = func(windowStart time.Time) { m.Start(c.Context(), windowStart) }
-			}
-			cfg.Storage = engine.WatchStorage(c.Context(), db, dsn)
 			p := newProgress(c.OutOrStdout())
 			cfg.Progress = p.run
-			res, runErr := driver.Run(c.Context(), db, cfg)
+			var lease *instance.Lease
+			defer func() { lease.Release() }()
+			closeCSV := func() error { return nil }
+			defer func() { closeCSV() }()
+			point := measure.Point{DSN: dsn, Driver: cfg, Version: version,
+				Prepare: func(ctx context.Context, db engine.Database, u dburl.URL) (*metrics.Monitor, error) {
+					var err error
+					if lease, err = useInstance(c, u); err != nil || mf.off {
+						return nil, err
+					}
+					targets, notes := mf.serverTargets(ctx, db, u)
+					var mon *metrics.Monitor
+					mon, closeCSV, err = mf.monitor(ctx, targets, db, notes, jsonPath, c.OutOrStdout())
+					return mon, err
+				}}
+			out, runErr := measure.Run(c.Context(), point)
 			p.end()
+			res := out.Run
 			if res == nil && c.Context().Err() != nil {
-				return interruptedBeforeWindow(mon != nil && mon.Started(), csvPathOf(&mf, jsonPath))
+				return interruptedBeforeWindow(out.Sampled, csvPathOf(&mf, jsonPath))
 			}
 			if res == nil {
 				return lease.Explain(runErr)
 			}
 			// An interrupted run still reports and stores the part of the window that ran.
-			res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), dburl.Redact(dsn), version
 			if why := lease.OOMKilled(); why != "" {
 				// The users rode out the server's restart; the result must say why it had one.
 				res.Notes = append(res.Notes, why)
-			}
-			if mon != nil {
-				res.System = mon.Stop(context.WithoutCancel(c.Context()), 0, res.End.Sub(res.Start).Seconds())
 			}
 			if err := driver.WriteText(c.OutOrStdout(), res); err != nil {
 				return err
@@ -204,19 +165,19 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 		},
 	}
 	dsnFlag(c, &dsn)
-	c.Flags().IntVar(&cfg.Users, "users", 1, "virtual users, each with its own connection")
-	c.Flags().DurationVar(&cfg.Ramp, "ramp", 2*time.Minute, "ramp-up before the timed window (not counted)")
-	c.Flags().DurationVar(&cfg.Duration, "duration", 5*time.Minute, "timed window")
+	c.Flags().IntVar(&cfg.Users, "users", driver.DefaultUsers, "virtual users, each with its own connection")
+	c.Flags().DurationVar(&cfg.Ramp, "ramp", driver.DefaultRamp, "ramp-up before the timed window (not counted)")
+	c.Flags().DurationVar(&cfg.Duration, "duration", driver.DefaultDuration, "timed window")
 	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
 	c.Flags().BoolVar(&cfg.Keying, "keying", false, "keying and think times of the spec (5.2.5); off as in HammerDB")
 	c.Flags().StringVar(&cfg.Inputs, "inputs", driver.DefaultInputs, "where the transaction inputs come from: spec (TPC-C's) or hammerdb (HammerDB 4.12's: uniform customer and item ids, random home warehouses and Stock-Level districts, its think times; the result adds the NOPM HammerDB would show)")
 	c.Flags().StringVar(&mode, "mode", string(engine.Best), "procedures (one stored-procedure call per transaction) or sql (client-side statements); default: the engine's best, procedures where it has them, sql otherwise (the result records the mode run)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
 	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
-	c.Flags().IntVar(&cfg.MaxRetries, "retries", 5, "times a transaction is retried after a serialization failure or deadlock")
+	c.Flags().IntVar(&cfg.MaxRetries, "retries", driver.DefaultRetries, "times a transaction is retried after a serialization failure or deadlock")
 	mf.register(c)
 	c.Flags().BoolVar(&mf.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
-	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", 1, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
+	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", driver.DefaultClientCPUs, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
 	return c
 }
 
@@ -252,7 +213,7 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 (right after build).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			db, err := open(c.Context(), dsn)
+			db, err := engine.Open(c.Context(), dsn)
 			if err != nil {
 				return err
 			}
@@ -283,7 +244,7 @@ func dropCmd() *cobra.Command {
 		Short: "Remove the TPC-C tables and storbench's procedures (only those)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			db, err := open(c.Context(), dsn)
+			db, err := engine.Open(c.Context(), dsn)
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -97,8 +96,8 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 	c.Flags().StringArrayVar(&profiles, "profile", nil, "profile to run (repeatable; see --list)")
 	c.Flags().BoolVar(&all, "all", false, "run every profile")
 	c.Flags().BoolVar(&list, "list", false, "list the profiles and where they come from")
-	c.Flags().StringVar(&size, "size", "4GB", "test file size (KB/MB/GB/TB are powers of 1024)")
-	c.Flags().DurationVar(&opts.Runtime, "runtime", 30*time.Second, "runtime of each point (the most a steady-state point runs)")
+	c.Flags().StringVar(&size, "size", instance.FormatSize(fio.DefaultSize), "test file size (KB/MB/GB/TB are powers of 1024)")
+	c.Flags().DurationVar(&opts.Runtime, "runtime", fio.DefaultRuntime, "runtime of each point (the most a steady-state point runs)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write the results (with each point's exact job text) as JSON to this file")
 	c.Flags().BoolVar(&opts.AllowMemoryFS, "allow-memory-fs", false, "allow a tmpfs/ramfs/overlay target (direct I/O there measures memory)")
 	c.Flags().StringVar(&opts.Device, "device", "", "raw block device to test instead of a file: ALL ITS DATA IS OVERWRITTEN")

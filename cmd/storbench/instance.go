@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // registers the mariadb server
@@ -35,7 +36,7 @@ func registry() (instance.Registry, error) { return instance.DefaultRegistry() }
 
 // useInstance leases the managed instance whose server dsn names, if any, for the
 // command's duration: destroy then refuses it, and its OOM kills can be told.
-func useInstance(c *cobra.Command, dsn string) (*instance.Lease, error) {
+func useInstance(c *cobra.Command, dsn dburl.URL) (*instance.Lease, error) {
 	reg, err := registry()
 	if err != nil {
 		return nil, nil // no registry: no managed instance can serve dsn

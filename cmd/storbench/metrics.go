@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,23 +34,19 @@ type metricsFlags struct {
 func (f *metricsFlags) register(c *cobra.Command) {
 	fl := c.Flags()
 	fl.BoolVar(&f.off, "no-metrics", false, "do not sample system and database metrics")
-	fl.DurationVar(&f.interval, "metrics-interval", time.Second, "metrics sampling interval")
+	fl.DurationVar(&f.interval, "metrics-interval", metrics.DefaultInterval, "metrics sampling interval (at least 100ms)")
 	fl.StringArrayVar(&f.paths, "path", nil, "directory whose disks to sample (repeatable); a server on this host is asked for its data and WAL directories")
 	fl.StringVar(&f.host, "metrics-host", "", "node_exporter URL of the database's host, e.g. http://db1:9100/metrics: CPU, memory and disks from there")
 	fl.StringArrayVar(&f.devices, "metrics-device", nil, "disk of --metrics-host to sample (repeatable; default: every whole disk it reports)")
-	fl.StringVar(&f.latency, "io-latency", "auto", "per-I/O latency percentiles traced with bpftrace: auto (when root and available), on (fail if not), off")
+	fl.StringVar(&f.latency, "io-latency", metrics.DefaultIOLatency, "per-I/O latency percentiles traced with bpftrace: auto (when root and available), on (fail if not), off")
 	fl.StringVar(&f.csvPath, "metrics-csv", "", "write every sample to this CSV file as it is taken (default with --json F: F's name with .metrics.csv)")
 }
 
 // serverTargets asks a database on this host for its data and WAL directories; for
 // one elsewhere it says why this host's disks are not its own.
-func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, dsn string) ([]metrics.Target, []string) {
+func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u dburl.URL) ([]metrics.Target, []string) {
 	if f.host != "" {
 		return nil, nil
-	}
-	u, err := dburl.Parse(dsn)
-	if err != nil {
-		return nil, []string{err.Error()}
 	}
 	host, local := u.Local()
 	if !local {
@@ -68,6 +65,9 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, ds
 // monitor prepares sampling of the targets and --path directories, and of db's
 // counters when db is not nil. The returned function ends the CSV file.
 func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
+	if err := errors.Join(metrics.CheckInterval("--metrics-interval", f.interval), metrics.CheckIOLatency("--io-latency", f.latency)); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+	}
 	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency, Database: db,
 		Targets: targets}
 	for _, p := range f.paths {
@@ -144,13 +144,17 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 	var targets []metrics.Target
 	var notes []string
 	if dsn != "" {
-		db, err := open(ctx, dsn)
+		u, err := engine.ParseDSN(dsn)
+		if err != nil {
+			return err
+		}
+		db, err := engine.OpenURL(ctx, u)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
 		observer = db
-		targets, notes = f.serverTargets(ctx, db, dsn)
+		targets, notes = f.serverTargets(ctx, db, u)
 	}
 	mon, closeCSV, err := f.monitor(ctx, targets, observer, notes, jsonPath, out)
 	if err != nil {

@@ -40,6 +40,10 @@ type Config struct {
 	Inputs string
 	// Progress, when set, is called once a second.
 	Progress func(Tick)
+	// Accepted, when set, is called once Run has accepted the run (the server can
+	// hold its users, the engine has its mode), before any user connects: a caller
+	// prepares there what a refused run must not leave behind (metrics files).
+	Accepted func(context.Context) error
 	// Started, when set, is called once the users are connected, with the start of
 	// the timed window: the origin of the run's timeline (ramp-up seconds are <= 0).
 	Started func(windowStart time.Time)
@@ -50,6 +54,9 @@ type Config struct {
 	// while it is nearly full stop the run. Unset, only the engine's own disk-full
 	// errors do.
 	Storage engine.StorageWatch
+	// validated is set by Validate: Run does not check again what its caller's
+	// Validate accepted before connecting.
+	validated bool
 }
 
 // Tick is the run's state at one second.
@@ -109,6 +116,20 @@ func (r *run) pause(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 }
+
+// Defaults of a run's settings, for the command line and study files alike. The
+// window is HammerDB's own TPROC-C default (2 minutes of ramp-up, 5 minutes timed),
+// which the papers kept or lengthened, so a run that leaves it out measures what a
+// HammerDB user would expect.
+const (
+	DefaultUsers    = 1
+	DefaultRamp     = 2 * time.Minute
+	DefaultDuration = 5 * time.Minute
+	// DefaultRetries: a serialization failure or deadlock is retried as HammerDB
+	// does, a few times before the transaction counts as an error.
+	DefaultRetries    = 5
+	DefaultClientCPUs = 1
+)
 
 // Bounds of a run's settings. Larger values are typos, not experiments, and each
 // would otherwise fail late and badly: the users' sessions and goroutines are made up
@@ -204,6 +225,7 @@ func (c *Config) Validate() error {
 	if err != nil {
 		return fmt.Errorf("%w: --%v", input.ErrInvalid, err)
 	}
+	c.validated = true
 	return nil
 }
 
@@ -211,10 +233,12 @@ func (c *Config) Validate() error {
 // (ctx done) inside the window, it returns the result of the part that ran, marked
 // Interrupted, together with ctx's error; before the window, no result.
 func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+	if !cfg.validated {
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
 	}
-	if err := CheckConnections(ctx, db, cfg.Users); err != nil {
+	if err := checkConnections(ctx, db, cfg.Users); err != nil {
 		return nil, err
 	}
 	info, err := db.BuildInfo(ctx)
@@ -233,6 +257,11 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	res := &Result{Config: resultConfig(cfg), Notes: notes}
 	if info.Warehouses < 1 {
 		return nil, errors.New("the database has no warehouses: run storbench build first")
+	}
+	if cfg.Accepted != nil {
+		if err := cfg.Accepted(ctx); err != nil {
+			return nil, err
+		}
 	}
 	rules, _ := tpcc.ParseInputs(cfg.Inputs) // checked by Validate
 	rng := tpcc.RunRand(cfg.Seed, 0)
@@ -302,16 +331,21 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// ServerConnections is the max_connections a server made for a run of users needs:
+// theirs, the run's own (ownConnections), and room for the sampler's, a standby's
+// and an operator's sessions beside them.
+func ServerConnections(users int) int { return users + 20 }
+
 // ownConnections are the connections a run holds besides its users': the database's
 // own (build information, the window's counters) and the metrics sampler's observer.
 const ownConnections = 2
 
-// CheckConnections refuses, before any user connects, a run the server cannot hold:
+// checkConnections refuses, before any user connects, a run the server cannot hold:
 // past max_connections the last users would fail to connect after the others did.
-// Run calls it; a caller that prepares more (metrics files) may call it first.
+// Run calls it; a caller that prepares more (metrics files) does so in Config.Accepted.
 // An engine without a limit (SQLite), or one that cannot tell, is not checked here
 // (openUsers still fails whole).
-func CheckConnections(ctx context.Context, db engine.Database, users int) error {
+func checkConnections(ctx context.Context, db engine.Database, users int) error {
 	cl, ok := db.(engine.ConnectionLimiter)
 	if !ok {
 		return nil

@@ -21,9 +21,13 @@ type StorageWatch struct {
 // is on another host, whose paths mean nothing here, or cannot say: then only the
 // engine's own disk-full errors are explained).
 func WatchStorage(ctx context.Context, db Observer, dsn string) StorageWatch {
-	if u, err := dburl.Parse(dsn); err != nil {
-		return StorageWatch{}
-	} else if _, local := u.Local(); !local {
+	u, _ := dburl.Parse(dsn) // not a URL: not local, nothing watched
+	return WatchStorageOf(ctx, db, u)
+}
+
+// WatchStorageOf is WatchStorage for a DSN parsed once (ParseDSN).
+func WatchStorageOf(ctx context.Context, db Observer, u dburl.URL) StorageWatch {
+	if _, local := u.Local(); !local {
 		return StorageWatch{}
 	}
 	st, err := db.Storage(ctx)

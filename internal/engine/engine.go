@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -354,28 +353,55 @@ func (e *interruption) Unwrap() error { return e.cause }
 
 // Open opens the database a DSN names, which must exist.
 func Open(ctx context.Context, dsn string) (Database, error) {
-	return open(ctx, dsn, Existing)
+	u, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, u, Existing)
+}
+
+// OpenURL opens the database of a DSN parsed once by ParseDSN, which must exist.
+func OpenURL(ctx context.Context, u dburl.URL) (Database, error) {
+	return open(ctx, u, Existing)
 }
 
 // OpenOrCreate opens the database a DSN names, creating it if its engine can: what
 // build needs.
 func OpenOrCreate(ctx context.Context, dsn string) (Database, error) {
-	return open(ctx, dsn, MayCreate)
+	u, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, u, MayCreate)
 }
 
-func open(ctx context.Context, dsn string, mode OpenMode) (Database, error) {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		return nil, fmt.Errorf("%w: --dsn %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", input.ErrInvalid, dburl.Redact(dsn))
+// OpenOrCreateURL is OpenOrCreate for a DSN parsed once by ParseDSN.
+func OpenOrCreateURL(ctx context.Context, u dburl.URL) (Database, error) {
+	return open(ctx, u, MayCreate)
+}
+
+// ParseDSN parses a --dsn once for everything that follows (opening, watching its
+// storage, its redacted form in the result).
+func ParseDSN(dsn string) (dburl.URL, error) {
+	if dsn == "" {
+		return dburl.URL{}, fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", input.ErrInvalid)
 	}
-	opener, ok := openers[u.Scheme]
+	u, err := dburl.Parse(dsn)
+	if err != nil {
+		return u, fmt.Errorf("%w: --dsn %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", input.ErrInvalid, dburl.Redact(dsn))
+	}
+	return u, nil
+}
+
+func open(ctx context.Context, u dburl.URL, mode OpenMode) (Database, error) {
+	opener, ok := openers[u.Scheme()]
 	if !ok {
 		var known []string
 		for s := range openers {
 			known = append(known, s+"://")
 		}
 		sort.Strings(known)
-		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", input.ErrInvalid, u.Scheme, strings.Join(known, " or "))
+		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", input.ErrInvalid, u.Scheme(), strings.Join(known, " or "))
 	}
-	return opener(ctx, dsn, mode)
+	return opener(ctx, u.String(), mode)
 }

@@ -33,6 +33,20 @@ type Options struct {
 	Progress func(profile string, done, of int, p *Point)
 }
 
+// Defaults and bounds of a fio run's settings. The test file's size differs by use,
+// on purpose: `storbench fio` measures one storage, and a file larger than most
+// controllers' and drives' caches (4GB) measures the device; a study runs every
+// profile on every target directory between its TPC-C steps, and there 1GB keeps the
+// steps short and fits the small scratch volumes studies are run on.
+const (
+	DefaultSize      = 4 << 30
+	DefaultStudySize = 1 << 30
+	// MinSize: a smaller file sits in any cache, fio then measures memory.
+	MinSize = 16 << 20
+	// DefaultRuntime is each point's longest steady-state run.
+	DefaultRuntime = 30 * time.Second
+)
+
 // stopDelay is how long fio gets to stop after SIGTERM before it is killed. An
 // interrupted point is discarded, so fio has nothing to finish; but a SIGTERM that
 // lands while it lays out its file or forks its jobs can go unheeded, and the user's
@@ -57,7 +71,7 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 	if opts.Runtime < time.Second {
 		return nil, fmt.Errorf("%w: --runtime must be at least 1s (fio logs once a second)", input.ErrInvalid)
 	}
-	if opts.Size < 16<<20 {
+	if opts.Size < MinSize {
 		return nil, fmt.Errorf("%w: --size must be at least 16MiB", input.ErrInvalid)
 	}
 	bin, err := FindFio()

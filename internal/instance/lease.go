@@ -79,7 +79,7 @@ const leaseSuffix = ".use"
 // Use takes a lease on the instance whose server dsn names, if the registry has one
 // (see Serving); what names the user in destroy's refusal, e.g. "storbench run".
 // It returns nil and no error when no managed instance serves dsn.
-func (r Registry) Use(ctx context.Context, dsn, what string) (*Lease, error) {
+func (r Registry) Use(ctx context.Context, dsn dburl.URL, what string) (*Lease, error) {
 	if st, err := r.Serving(dsn); st == nil || err != nil {
 		return nil, err // no instance of this registry serves dsn
 	}
@@ -138,13 +138,9 @@ func (l *Lease) Release() {
 
 // Serving is the recorded instance whose server dsn names: a loopback host and the
 // instance's port, with the scheme of the instance's own DSN; nil when there is none.
-func (r Registry) Serving(dsn string) (*State, error) {
-	d, err := dburl.Parse(dsn)
-	if err != nil {
-		return nil, nil // not a URL: no managed instance's
-	}
-	u := d.Parts()
-	if _, local := d.Local(); !local || u.Port() == "" {
+func (r Registry) Serving(dsn dburl.URL) (*State, error) {
+	u := dsn.Parts()
+	if _, local := dsn.Local(); !local || u.Port() == "" {
 		return nil, nil
 	}
 	all, err := r.List()

@@ -69,16 +69,9 @@ const (
 )
 
 // New prepares the collectors; tracing per-I/O latency starts here (it takes a few
-// seconds to attach), sampling at Start.
+// seconds to attach), sampling at Start. The interval and IOLatency are the caller's
+// to check (CheckInterval, CheckIOLatency), where it knows how the user named them.
 func New(ctx context.Context, cfg Config) (*Monitor, error) {
-	if cfg.Interval < 10*time.Millisecond {
-		return nil, fmt.Errorf("%w: --metrics-interval must be at least 10ms", input.ErrInvalid)
-	}
-	switch cfg.IOLatency {
-	case "auto", "on", "off":
-	default:
-		return nil, fmt.Errorf("%w: --io-latency must be auto, on or off", input.ErrInvalid)
-	}
 	if cfg.ProcRoot == "" {
 		cfg.ProcRoot = "/proc"
 	}

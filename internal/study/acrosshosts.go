@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/remote"
 )
@@ -54,8 +54,8 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 			return fmt.Errorf("target %s: %w", t.spec.Name, err)
 		}
 	}
-	// Time for every target's users to connect over the network, then the ramp.
-	start := time.Now().Add(connectAllowance(step.Users*len(ts)) + step.Ramp)
+	all := measure.Together{Workers: len(ts), Noisy: noisy, Users: step.Users, Ramp: step.Ramp}
+	start := all.Start()
 	for _, m := range mons {
 		m.Start(ctx, start)
 	}
@@ -64,24 +64,22 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 	cpuCtx, cancelCPU := context.WithCancel(ctx)
 	defer cancelCPU()
 	window := windowCPU(cpuCtx, c.Start, c.End)
-	errs := make([]error, len(ts))
-	var wg sync.WaitGroup
 	for i, t := range ts {
 		ir := &c.Instances[i]
-		ir.Name, ir.Host = t.spec.Name, t.spec.Host
-		if i >= len(ts)-noisy {
+		ir.Name, ir.Host, ir.Role = t.spec.Name, t.spec.Host, "oltp"
+		if all.IsNoisy(i) {
 			ir.Role = "noisy"
-			wg.Go(func() {
-				ir.Backups, errs[i] = backupSchedule(ctx, e.Noisy, start, func(k int) (instance.Transfer, error) {
-					return r.externalBackup(ctx, t, e.Noisy, k)
-				})
-			})
-			continue
 		}
-		ir.Role = "oltp"
-		wg.Go(func() { ir.Run, errs[i] = r.oltp(ctx, t.dsn, step, start) })
 	}
-	wg.Wait()
+	errs := all.Run(func(i int) (err error) {
+		c.Instances[i].Run, err = r.oltp(ctx, ts[i].dsn, step, start)
+		return err
+	}, func(i int) (err error) {
+		c.Instances[i].Backups, err = backupSchedule(ctx, e.Noisy, start, func(k int) (instance.Transfer, error) {
+			return r.externalBackup(ctx, ts[i], e.Noisy, k)
+		})
+		return err
+	})
 	if time.Now().Before(c.End) {
 		cancelCPU()
 	}
@@ -105,12 +103,6 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 	}
 	r.logConsolidation(step, c)
 	return nil
-}
-
-// connectAllowance is the time given to connect every user before the ramp starts:
-// a remote server takes a round trip and an authentication per session.
-func connectAllowance(users int) time.Duration {
-	return 2*time.Second + time.Duration(users)*5*time.Millisecond
 }
 
 // ControllerCPU is what driving all the targets at once cost this process.

@@ -8,13 +8,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -95,7 +93,7 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 	for i := range names {
 		name := fmt.Sprintf("%s-c%d", t.name, i+1)
 		spec := instance.Spec{Name: name, Engine: t.spec.Engine, Path: fmt.Sprintf("%s-c%d", t.spec.Path, i+1),
-			MemoryBytes: e.InstanceMemory.Bytes, MaxConnections: step.Users + 20}
+			MemoryBytes: e.InstanceMemory.Bytes, MaxConnections: driver.ServerConnections(step.Users)}
 		if len(e.InstanceCPUs) > 0 {
 			spec.CPUs = e.InstanceCPUs[i%len(e.InstanceCPUs)]
 		}
@@ -121,24 +119,23 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 		return err
 	}
 	defer mon.Close()
-	// Time for every instance's users to connect, then the ramp.
-	start := time.Now().Add(2*time.Second + step.Ramp)
+	all := measure.Together{Workers: e.Instances, Noisy: noisy, Users: step.Users, Ramp: step.Ramp}
+	start := all.Start()
 	mon.Start(ctx, start)
 	c := &ConsolidationRun{Noisy: step.Noisy, Start: start, End: start.Add(step.Duration), Instances: make([]InstanceResult, e.Instances)}
-	errs := make([]error, e.Instances)
-	var wg sync.WaitGroup
 	for i, name := range names {
-		ir := &c.Instances[i]
-		ir.Name = name
-		if i >= e.Instances-noisy {
-			ir.Role = "noisy"
-			wg.Go(func() { ir.Backups, errs[i] = r.noisyBackups(ctx, t, name, e.Noisy, start) })
-			continue
+		c.Instances[i].Name, c.Instances[i].Role = name, "oltp"
+		if all.IsNoisy(i) {
+			c.Instances[i].Role = "noisy"
 		}
-		ir.Role = "oltp"
-		wg.Go(func() { ir.Run, errs[i] = r.oltp(ctx, dsns[i], step, start) })
 	}
-	wg.Wait()
+	errs := all.Run(func(i int) (err error) {
+		c.Instances[i].Run, err = r.oltp(ctx, dsns[i], step, start)
+		return err
+	}, func(i int) (err error) {
+		c.Instances[i].Backups, err = r.noisyBackups(ctx, t, names[i], e.Noisy, start)
+		return err
+	})
 	c.System = mon.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
 	c.Summary = consolidationFacts(c)
 	res.Consolidation = c
@@ -161,21 +158,10 @@ func (r *runner) experiment(name string) *Experiment {
 
 // oltp drives one consolidated instance from the common start.
 func (r *runner) oltp(ctx context.Context, dsn string, step Step, start time.Time) (*driver.Result, error) {
-	db, err := engine.Open(ctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	w := r.study.Workload
-	mode, _ := engine.ParseMode(w.Mode)
-	run, err := driver.Run(ctx, db, driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, StartAt: start,
-		Storage:       engine.WatchStorage(ctx, db, dsn),
-		AllWarehouses: w.AllWarehouses, Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5,
-		ClientCPUs: runtime.GOMAXPROCS(0)})
-	if run != nil {
-		run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), dburl.Redact(dsn), r.opts.Version
-	}
-	return run, err
+	cfg := r.driverConfig(step)
+	cfg.StartAt = start
+	out, err := measure.Run(ctx, measure.Point{DSN: dsn, Driver: cfg, Version: r.opts.Version})
+	return out.Run, err
 }
 
 // noisyBackups backs an instance up every interval from the common start, each

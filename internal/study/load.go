@@ -28,6 +28,7 @@ import (
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // floors (instance.CheckMemory) check a
 	_ "github.com/storbench/storbench/internal/instance/postgres" // study's workload and memory
 	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
 
@@ -38,24 +39,21 @@ const (
 	DefaultKind       = "managed"
 	DefaultEngine     = "postgres"
 	DefaultRestore    = "each-step"
-	DefaultRamp       = 2 * time.Minute
-	DefaultDuration   = 5 * time.Minute
+	DefaultRamp       = driver.DefaultRamp
+	DefaultDuration   = driver.DefaultDuration
 	DefaultRepeats    = 1
 	DefaultCycles     = 3
 	DefaultMethod     = "physical"
-	DefaultFioSize    = 1 << 30
-	DefaultFioRuntime = 30 * time.Second
-	DefaultInterval   = time.Second
-	DefaultIOLatency  = "auto"
+	DefaultFioSize    = fio.DefaultStudySize
+	DefaultFioRuntime = fio.DefaultRuntime
+	DefaultInterval   = metrics.DefaultInterval
+	DefaultIOLatency  = metrics.DefaultIOLatency
 	// DefaultMaxClockSkew: NTP keeps hosts within milliseconds; seconds mean a
 	// host without time synchronisation.
-	DefaultMaxClockSkew = 2 * time.Second
+	DefaultMaxClockSkew = metrics.DefaultMaxClockSkew
 )
 
-const (
-	minInterval   = 100 * time.Millisecond
-	minRunSeconds = time.Second
-)
+const minRunSeconds = time.Second
 
 // memTotal reports the machine's memory; a variable so tests do not depend on the
 // machine they run on.
@@ -712,7 +710,7 @@ func (c *checker) experiment(s *Study, i int, names map[string]int) {
 		})
 		if !c.doc.Has(p("size")) {
 			e.Size = Size{DefaultFioSize}
-		} else if e.Size.Bytes < 16<<20 {
+		} else if e.Size.Bytes < fio.MinSize {
 			c.errf(p("size"), "size %s is too small for a test file", "give at least 16MB; larger than the device's cache measures the device", instance.FormatSize(e.Size.Bytes))
 		}
 		if !c.doc.Has(p("runtime")) {
@@ -802,9 +800,9 @@ func (c *checker) sameStorage(i int, e *Experiment, engines []string) {
 		c.errf(p("instances"), "%d instances of %s need %s, more than 80%% of this machine's %s", "give fewer instances or less instance_memory",
 			e.Instances, instance.FormatSize(e.InstanceMemory.Bytes), instance.FormatSize(int64(e.Instances)*e.InstanceMemory.Bytes), instance.FormatSize(total))
 	}
-	if procs, ok := maxProcesses(); ok && len(e.Users.Values) == 1 && int64(e.Instances*(e.Users.Values[0]+20)) > procs {
+	if procs, ok := maxProcesses(); ok && len(e.Users.Values) == 1 && int64(e.Instances*driver.ServerConnections(e.Users.Values[0])) > procs {
 		c.errf(p("instances"), "%d instances of %d users need about %d processes, this user may run %d", "give fewer instances or users, or raise ulimit -u",
-			e.Instances, e.Users.Values[0], e.Instances*(e.Users.Values[0]+20), procs)
+			e.Instances, e.Users.Values[0], e.Instances*driver.ServerConnections(e.Users.Values[0]), procs)
 	}
 }
 
@@ -1055,8 +1053,8 @@ func profileNames() []string {
 func (c *checker) metrics(m *Metrics) {
 	if !c.doc.Has("metrics.interval") {
 		m.Interval = Duration{DefaultInterval}
-	} else if m.Interval.Duration < minInterval {
-		c.errf("metrics.interval", "interval %s is too short", "sample every 100ms or more; 1s is the default", m.Interval)
+	} else if err := metrics.CheckInterval("interval", m.Interval.Duration); err != nil {
+		c.refuse("metrics.interval", err)
 	}
 	if !c.doc.Has("metrics.max_clock_skew") {
 		m.MaxClockSkew = Duration{DefaultMaxClockSkew}
@@ -1065,8 +1063,8 @@ func (c *checker) metrics(m *Metrics) {
 	}
 	if !c.doc.Has("metrics.io_latency") {
 		m.IOLatency = DefaultIOLatency
-	} else if m.IOLatency != "auto" && m.IOLatency != "on" && m.IOLatency != "off" {
-		c.errf("metrics.io_latency", "io_latency %q is unknown", "use auto, traced when bpftrace can, on, which requires it, or off", m.IOLatency)
+	} else if err := metrics.CheckIOLatency("io_latency", m.IOLatency); err != nil {
+		c.refuse("metrics.io_latency", err)
 	}
 }
 

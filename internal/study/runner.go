@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/check"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -218,35 +218,20 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 			}
 		}()
 	}
-	db, err := engine.Open(ctx, t.dsn)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	mon, err := metrics.New(ctx, r.metricsConfig(t, db))
-	if err != nil {
-		return err
-	}
-	defer mon.Close()
-	w := r.study.Workload
-	mode, _ := engine.ParseMode(w.Mode)
-	cfg := driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, AllWarehouses: w.AllWarehouses,
-		Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: 5, ClientCPUs: runtime.GOMAXPROCS(0),
-		Started: func(windowStart time.Time) { mon.Start(ctx, windowStart) }, Storage: engine.WatchStorage(ctx, db, t.dsn)}
+	cfg := r.driverConfig(step)
 	if r.opts.Progress != nil {
 		remaining := r.remainingFrom(step.Seq)
 		cfg.Progress = func(tick driver.Tick) {
 			r.opts.Progress(Progress{Step: step, Of: len(r.steps), Tick: tick, Remaining: remaining + step.Ramp + step.Duration - tick.Elapsed})
 		}
 	}
-	run, err := driver.Run(ctx, db, cfg)
-	if run == nil {
-		return err
-	}
+	out, err := measure.Run(ctx, measure.Point{DSN: t.dsn, Driver: cfg, Version: r.opts.Version, Check: true,
+		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
+			return metrics.New(ctx, r.metricsConfig(t, db))
+		}})
 	// Interrupted inside the window, the part that ran is kept (stored apart, and the
 	// step is run again on resume).
-	run.Config.Engine, run.Config.DSN, run.Config.Version = db.Engine(), dburl.Redact(t.dsn), r.opts.Version
-	run.System = mon.Stop(context.WithoutCancel(ctx), 0, run.End.Sub(run.Start).Seconds())
+	run := out.Run
 	res.Run = run
 	if err != nil {
 		return err
@@ -254,7 +239,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	// The run's writes are checked before the next step restores the base image
 	// over them. 3.3.2.11 is left out: it holds only until the first Delivery.
 	var failed []string
-	for _, o := range check.Run(ctx, db, false) {
+	for _, o := range out.Checks {
 		c := CheckResult{ID: o.Check.ID, Name: o.Check.Name, Violations: o.Violations, Seconds: o.Elapsed.Seconds()}
 		if o.Err != nil {
 			c.Error = o.Err.Error()
@@ -276,6 +261,16 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 			strings.Join(failed, ", "), r.store.Dir, step.Seq)
 	}
 	return nil
+}
+
+// driverConfig is a TPC-C step's driver settings: the study's workload, the step's
+// users and window, a seed of its own; the driver may use every CPU of this process.
+func (r *runner) driverConfig(step Step) driver.Config {
+	w := r.study.Workload
+	mode, _ := engine.ParseMode(w.Mode)
+	return driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, AllWarehouses: w.AllWarehouses,
+		Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: driver.DefaultRetries,
+		ClientCPUs: runtime.GOMAXPROCS(0)}
 }
 
 // limitsApplied notes the limits a managed instance runs with, and fails the step

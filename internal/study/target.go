@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/dburl"
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
@@ -125,7 +126,7 @@ func (t *target) resume(ctx context.Context) error {
 		return nil
 	}
 	same := st.Path == t.spec.Path && st.WALPath == t.spec.WALPath && st.Engine == t.spec.Engine &&
-		st.MaxConnections >= t.maxUsers+20
+		st.MaxConnections >= driver.ServerConnections(t.maxUsers)
 	if same {
 		// A restore cut short leaves a data directory the server will not start on.
 		if st, err := t.reg.Start(ctx, t.name); err == nil {
@@ -141,7 +142,7 @@ func (t *target) resume(ctx context.Context) error {
 // create makes the instance for a variant (the server's settings follow its memory).
 func (t *target) create(ctx context.Context, v variant) error {
 	spec := instance.Spec{Name: t.name, Engine: t.spec.Engine, Path: t.spec.Path, WALPath: t.spec.WALPath,
-		MemoryBytes: v.memory, CPUs: v.cpus, MaxConnections: t.maxUsers + 20}
+		MemoryBytes: v.memory, CPUs: v.cpus, MaxConnections: driver.ServerConnections(t.maxUsers)}
 	st, warnings, err := t.reg.Create(ctx, spec)
 	if err != nil {
 		return err
@@ -342,7 +343,7 @@ func (t *target) unapplied() []string { return instance.Unapplied(t.limits) }
 // with sync, each commit waits for it. (resume removed any standby a killed run left.)
 func (t *target) startReplica(ctx context.Context) error {
 	t.replica = t.name + "-replica"
-	spec := instance.Spec{Name: t.replica, Engine: t.spec.Engine, Path: t.spec.Replica.Path, MaxConnections: t.maxUsers + 20,
+	spec := instance.Spec{Name: t.replica, Engine: t.spec.Engine, Path: t.spec.Replica.Path, MaxConnections: driver.ServerConnections(t.maxUsers),
 		ReplicaOf: t.name, Sync: t.spec.Replica.Sync}
 	if _, _, err := t.reg.Create(ctx, spec); err != nil {
 		return fmt.Errorf("replica: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/cgroup"
 )
@@ -37,7 +38,8 @@ func TestOOMKillExplained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lease, err := reg.Use(ctx, st.DSN(), "test")
+	dsn, _ := dburl.Parse(st.DSN())
+	lease, err := reg.Use(ctx, dsn, "test")
 	if err != nil || lease == nil {
 		t.Fatalf("Use(%s) = %v, %v; want a lease on the instance", st.DSN(), lease, err)
 	}

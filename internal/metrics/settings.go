@@ -1,0 +1,37 @@
+package metrics
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults and bounds of the sampler's settings, for the command line and study
+// files alike (DefaultMaxClockSkew is beside the clock comparison).
+const (
+	DefaultInterval = time.Second
+	// MinInterval: over a shorter interval a disk completes a handful of I/Os, so its
+	// await and busy figures are noise, and a node_exporter scrape's round trip takes
+	// a good part of it; per-I/O latency is flushed every 100ms at most (flushPeriod).
+	MinInterval = 100 * time.Millisecond
+	// DefaultIOLatency traces per-I/O latency when this host can, and says why not
+	// otherwise, rather than fail a run for want of bpftrace or root.
+	DefaultIOLatency = "auto"
+)
+
+// CheckInterval checks a sampling interval; name is how the user wrote the setting
+// ("--metrics-interval" on the command line, "interval" in a study file).
+func CheckInterval(name string, d time.Duration) error {
+	if d < MinInterval {
+		return fmt.Errorf("%s %s is too short (sample every %v or more; %v is the default)", name, d, MinInterval, DefaultInterval)
+	}
+	return nil
+}
+
+// CheckIOLatency checks the per-I/O latency setting, named like CheckInterval.
+func CheckIOLatency(name, v string) error {
+	switch v {
+	case "auto", "on", "off":
+		return nil
+	}
+	return fmt.Errorf("%s %q is unknown (use auto, traced when bpftrace can, on, which requires it, or off)", name, v)
+}
