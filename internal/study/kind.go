@@ -44,6 +44,13 @@ type preflighter interface {
 	preflight() error
 }
 
+// planNoter is a kind that says in the plan's notes what its steps on target t
+// measure that their figures alone do not ("" when nothing); results is the results
+// store's directory.
+type planNoter interface {
+	planNote(t Target, results string) string
+}
+
 // experimentKinds are the kinds of experiment, in the order messages list them.
 var experimentKinds = []kind{userSweep{}, memorySweep{}, cpuSweep{}, storageProfiles{}, backupRestore{}, replication{}, consolidation{}}
 

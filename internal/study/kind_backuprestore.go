@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
 
 	"github.com/storbench/storbench/internal/instance"
@@ -48,6 +49,15 @@ func (backupRestore) plan(steps []Step, s *Study, e *Experiment) []Step {
 
 func (backupRestore) describe(st Step) string {
 	return fmt.Sprintf("cycle %d  %s", st.Cycle, st.Method)
+}
+
+// planNote: a cycle backs up into the results store (by default results/NAME), which
+// may be on the data's own disk.
+func (backupRestore) planNote(t Target, results string) string {
+	if note := sameFilesystem(t.Path, filepath.Join(results, "scratch")); note != "" {
+		return fmt.Sprintf("%s (backups go to the results store, %s by default: give study run --results on another disk)", note, results)
+	}
+	return ""
 }
 
 func (backupRestore) run(ctx context.Context, r *runner, step Step, res *StepResult) error {

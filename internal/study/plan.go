@@ -3,7 +3,6 @@ package study
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,9 +146,9 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 	return err
 }
 
-// writePlanNotes says what the steps measure that their figures alone do not: a
-// backup-restore cycle backs up into the results store (by default results/NAME),
-// which may be on the data's own disk.
+// writePlanNotes says what the steps measure that their figures alone do not: what
+// a kind notes of its steps on a target (a backup-restore cycle backs up into the
+// results store, which may be on the data's own disk), a memory limit not applied.
 func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 	results, err := ResultsDir(s, "")
 	if err != nil {
@@ -157,11 +156,14 @@ func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 	}
 	var notes []string
 	for _, t := range s.Targets {
-		if !slices.ContainsFunc(steps, func(st Step) bool { return st.Target == t.Name && st.Kind == BackupRestore }) {
-			continue
-		}
-		if note := sameFilesystem(t.Path, filepath.Join(results, "scratch")); note != "" {
-			notes = append(notes, fmt.Sprintf("  %s: %s (backups go to the results store, %s by default: give study run --results on another disk)", t.Name, note, results))
+		for _, k := range experimentKinds {
+			n, ok := k.(planNoter)
+			if !ok || !slices.ContainsFunc(steps, func(st Step) bool { return st.Target == t.Name && st.Kind == k.name() }) {
+				continue
+			}
+			if note := n.planNote(t, results); note != "" {
+				notes = append(notes, fmt.Sprintf("  %s: %s", t.Name, note))
+			}
 		}
 	}
 	if who, why := memoryLimitsUnapplied(s); who != "" {
