@@ -104,6 +104,18 @@ type ExternalBackuper interface {
 	HostBackupScript(dsn, path string) (script, stdin string, err error)
 }
 
+// ExternalBackupEngines are the engines whose external servers storbench can back
+// up (see ExternalBackuper), by name.
+func ExternalBackupEngines() []string {
+	var out []string
+	for _, name := range Engines() {
+		if _, ok := servers[name].(ExternalBackuper); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func externalBackuper(engineName string) (ExternalBackuper, error) {
 	b, ok := servers[engineName].(ExternalBackuper)
 	if !ok {

@@ -262,6 +262,11 @@ func TestParseErrors(t *testing.T) {
 		{"backups on a host without ssh", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host, path: /b}\n"), 17, "backups of db2 run on its host, which needs ssh"},
 		{"backups on a host without path", hosts("    ssh: b@db2\n", "    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host}\n"), 18, "backups run on the host need a path there"},
 		{"logical across hosts", hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1, method: logical}\n"), 17, `method "logical" across hosts is not supported`},
+		// The engines come from their registries: the instance packages linked.
+		{"noisy target of an engine not backed up across hosts", strings.Replace(hosts("", "    noisy: {instances: 1, interval: 10s, cycles: 1}\n"), "dsn: postgres://bench@db2", "dsn: mysql://bench@db2", 1), 17,
+			"noisy target db2 is not postgres (storbench backs up only postgres servers across hosts: make the last targets postgres ones)"},
+		{"engine not managed names the managed ones", edit("path: /mnt/nvme", "path: /mnt/nvme\n    engine: sqlite"), 5,
+			`engine "sqlite" cannot be managed (storbench creates postgres and mariadb servers; for another engine use kind: external with a dsn)`},
 		{"run_on on one storage", minimal + "  - kind: consolidation\n    instances: 2\n    users: 1\n    noisy: {instances: 1, interval: 10s, cycles: 1, run_on: host}\n", 13, "run_on is for consolidations across hosts"},
 		{"metrics key", minimal + "metrics:\n  latency: on\n", 11, `unknown key "latency" in metrics`},
 	}

@@ -15,7 +15,7 @@ import (
 // which would otherwise run unpinned and measure something else than they claim.
 func CheckMachine(s *Study) error {
 	for _, t := range s.Targets {
-		if t.Kind != "managed" {
+		if !t.manages() {
 			continue
 		}
 		dirs := []struct{ key, dir string }{{"path", t.Path}, {"wal_path", t.WALPath}}
@@ -54,7 +54,7 @@ func CheckMachine(s *Study) error {
 // sets need no cgroup: without one they are applied as the processes' affinity.
 func memoryLimitsUnapplied(s *Study) (who string, why error) {
 	for _, t := range s.Targets {
-		if t.Kind == "managed" && t.Memory.Bytes > 0 {
+		if t.manages() && t.Memory.Bytes > 0 {
 			who = "target " + t.Name
 			break
 		}

@@ -3,15 +3,11 @@ package study
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/dburl"
-	"github.com/storbench/storbench/internal/fio"
-	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -68,13 +64,7 @@ func Plan(s *Study) []Step {
 	var steps []Step
 	for i := range s.Experiments {
 		e := &s.Experiments[i]
-		if across := externalTargets(s, e); e.Kind == Consolidation && len(across) > 0 {
-			steps = acrossHostsSteps(steps, s, e, across)
-			continue
-		}
-		for _, t := range experimentTargets(s, e) {
-			steps = appendSteps(steps, s, e, t)
-		}
+		steps = kindNamed(e.Kind).plan(steps, s, e)
 	}
 	for i := range steps {
 		steps[i].Seq = i + 1
@@ -82,121 +72,9 @@ func Plan(s *Study) []Step {
 	return steps
 }
 
-// appendSteps adds one experiment's steps on one target. IDs read like the step they
-// name and hold only what the file says (names and values, never positions), so the
-// results of different runs of a study line up by ID.
-func appendSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step {
-	base := Step{Target: t.Name, Experiment: e.Name, Kind: e.Kind}
-	id := t.Name + "/" + e.Name
-	switch e.Kind {
-	case UserSweep:
-		steps = sweepSteps(steps, s, e, t, base, id)
-	case MemorySweep:
-		for _, m := range e.Memory {
-			b := base
-			b.Memory = m.Bytes
-			steps = sweepSteps(steps, s, e, t, b, id+"/memory="+instance.FormatSize(m.Bytes))
-		}
-	case CPUSweep:
-		for _, set := range e.CPUs {
-			b := base
-			b.CPUs = set
-			steps = sweepSteps(steps, s, e, t, b, id+"/cpus="+set)
-		}
-	case Replication:
-		steps = sweepSteps(steps, s, e, t, base, id+"/standalone")
-		b := base
-		b.WithReplica = true
-		steps = sweepSteps(steps, s, e, t, b, id+"/replica")
-	case StorageProfiles:
-		roles := []string{"data"}
-		if t.WALPath != "" {
-			roles = append(roles, "wal")
-		}
-		for _, name := range e.Profiles {
-			for _, role := range roles {
-				b := base
-				b.ID = id + "/" + name + "/" + role
-				b.Profile, b.PathRole = name, role
-				b.Size, b.Runtime = e.Size.Bytes, e.Runtime.Duration
-				b.Estimate = time.Duration(profilePoints(name)) * e.Runtime.Duration
-				steps = append(steps, b)
-			}
-		}
-	case BackupRestore:
-		for c := 1; c <= e.Cycles; c++ {
-			b := base
-			b.ID = fmt.Sprintf("%s/cycle=%d", id, c)
-			b.Cycle, b.Method = c, e.Method
-			b.Estimate = backupRestoreEstimate(s.Workload.Warehouses) + stepRestore(s, t)
-			steps = append(steps, b)
-		}
-	case Consolidation:
-		// The baseline first, so the noisy run has something to be compared with.
-		variants := []bool{e.Noisy != nil}
-		if e.Baseline {
-			variants = []bool{false, true}
-		}
-		for _, noisy := range variants {
-			b := base
-			b.ID = id + map[bool]string{false: "/baseline", true: "/noisy"}[noisy]
-			b.Noisy, b.Users, b.Repeat, b.Ramp, b.Duration = noisy, e.Users.Values[0], 1, e.Ramp.Duration, e.Duration.Duration
-			b.Estimate = b.Ramp + b.Duration + time.Duration(e.Instances)*restoreEstimate(s.Workload.Warehouses)
-			steps = append(steps, b)
-		}
-	}
-	return steps
-}
-
-// acrossHostsSteps are a consolidation's steps over external targets: one step
-// drives them all at once, named after all of them (db1+db2+db3).
-func acrossHostsSteps(steps []Step, s *Study, e *Experiment, targets []*Target) []Step {
-	var names []string
-	for _, t := range targets {
-		names = append(names, t.Name)
-	}
-	group := &Target{Name: strings.Join(names, "+"), Kind: "external"}
-	first := len(steps)
-	steps = appendSteps(steps, s, e, group)
-	for i := first; i < len(steps); i++ {
-		steps[i].Targets = names
-		// External databases are not restored: the window and the connecting.
-		steps[i].Estimate = steps[i].Ramp + steps[i].Duration + 2*time.Second
-	}
-	return steps
-}
-
-func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id string) []Step {
-	for rep := 1; rep <= e.Repeats; rep++ {
-		for _, users := range e.Users.Values {
-			b := base
-			b.ID = fmt.Sprintf("%s/users=%d/rep=%d", id, users, rep)
-			b.Users, b.Repeat = users, rep
-			b.Ramp, b.Duration = e.Ramp.Duration, e.Duration.Duration
-			b.Estimate = b.Ramp + b.Duration + stepRestore(s, t)
-			steps = append(steps, b)
-		}
-	}
-	return steps
-}
-
 // stepRestore is the restore of the base image that precedes a step on a managed
 // target; an external database is used as it is.
-func stepRestore(s *Study, t *Target) time.Duration {
-	if s.Workload.Restore == "never" || t.Kind == "external" {
-		return 0
-	}
-	return restoreEstimate(s.Workload.Warehouses)
-}
-
-func profilePoints(name string) int {
-	for _, p := range fio.Profiles {
-		if p.Name == name {
-			return len(p.Points)
-		}
-	}
-	return 1
-}
+func stepRestore(s *Study, t *Target) time.Duration { return t.kindOf().restore(s) }
 
 // The estimates below are rates measured on the development machine (2 vCPUs, a
 // virtio disk, PostgreSQL 15, storbench's own build, backup and restore): a build
@@ -251,11 +129,7 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 		}
 		d := BuildEstimate(s.Workload.Warehouses)
 		builds += d
-		image := " + base image"
-		if t.Kind == "external" {
-			image = " (external: built unless it holds them, no base image)"
-		}
-		fmt.Fprintf(b, "  %s  build %s%s  (~%s)\n", pad(t.Name), tpcc.Count(s.Workload.Warehouses, "warehouse"), image, roughDuration(d))
+		fmt.Fprintf(b, "  %s  build %s%s  (~%s)\n", pad(t.Name), tpcc.Count(s.Workload.Warehouses, "warehouse"), t.kindOf().buildNote(), roughDuration(d))
 	}
 
 	var total time.Duration
@@ -272,9 +146,9 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 	return err
 }
 
-// writePlanNotes says what the steps measure that their figures alone do not: a
-// backup-restore cycle backs up into the results store (by default results/NAME),
-// which may be on the data's own disk.
+// writePlanNotes says what the steps measure that their figures alone do not: what
+// a kind notes of its steps on a target (a backup-restore cycle backs up into the
+// results store, which may be on the data's own disk), a memory limit not applied.
 func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 	results, err := ResultsDir(s, "")
 	if err != nil {
@@ -282,11 +156,14 @@ func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 	}
 	var notes []string
 	for _, t := range s.Targets {
-		if !slices.ContainsFunc(steps, func(st Step) bool { return st.Target == t.Name && st.Kind == BackupRestore }) {
-			continue
-		}
-		if note := sameFilesystem(t.Path, filepath.Join(results, "scratch")); note != "" {
-			notes = append(notes, fmt.Sprintf("  %s: %s (backups go to the results store, %s by default: give study run --results on another disk)", t.Name, note, results))
+		for _, k := range experimentKinds {
+			n, ok := k.(planNoter)
+			if !ok || !slices.ContainsFunc(steps, func(st Step) bool { return st.Target == t.Name && st.Kind == k.name() }) {
+				continue
+			}
+			if note := n.planNote(t, results); note != "" {
+				notes = append(notes, fmt.Sprintf("  %s: %s", t.Name, note))
+			}
 		}
 	}
 	if who, why := memoryLimitsUnapplied(s); who != "" {
@@ -298,66 +175,9 @@ func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 	}
 }
 
-func describeTarget(t Target) string {
-	if t.Kind == "external" {
-		parts := []string{"external", dburl.Redact(t.DSN)}
-		if t.PasswordEnv != "" {
-			parts = append(parts, "password from $"+t.PasswordEnv)
-		}
-		if t.MetricsHost != "" {
-			parts = append(parts, "metrics from "+t.MetricsHost)
-		}
-		return strings.Join(parts, "  ")
-	}
-	parts := []string{"managed", t.Engine, t.Path}
-	if t.WALPath != "" {
-		parts = append(parts, "wal "+t.WALPath)
-	}
-	if t.Memory.Bytes > 0 {
-		parts = append(parts, "memory "+instance.FormatSize(t.Memory.Bytes))
-	}
-	if t.CPUs != "" {
-		parts = append(parts, "cpus "+t.CPUs)
-	}
-	if t.Replica != nil {
-		mode := "async"
-		if t.Replica.Sync {
-			mode = "sync"
-		}
-		parts = append(parts, fmt.Sprintf("replica %s (%s)", t.Replica.Path, mode))
-	}
-	return strings.Join(parts, "  ")
-}
+func describeTarget(t Target) string { return t.kindOf().describe(t) }
 
-func describeStep(st Step) string {
-	var parts []string
-	switch st.Kind {
-	case StorageProfiles:
-		points := profilePoints(st.Profile)
-		unit := "points"
-		if points == 1 {
-			unit = "point"
-		}
-		return fmt.Sprintf("%s on %s  %s  %s × %d %s", st.Profile, st.PathRole, instance.FormatSize(st.Size), roughDuration(st.Runtime), points, unit)
-	case BackupRestore:
-		return fmt.Sprintf("cycle %d  %s", st.Cycle, st.Method)
-	case Consolidation:
-		parts = append(parts, map[bool]string{false: "without noise", true: "with noise"}[st.Noisy])
-	case MemorySweep:
-		parts = append(parts, "memory "+instance.FormatSize(st.Memory))
-	case CPUSweep:
-		parts = append(parts, "cpus "+st.CPUs)
-	case Replication:
-		if st.WithReplica {
-			parts = append(parts, "with replica")
-		} else {
-			parts = append(parts, "standalone")
-		}
-	}
-	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat),
-		"ramp "+roughDuration(st.Ramp), roughDuration(st.Duration))
-	return strings.Join(parts, "  ")
-}
+func describeStep(st Step) string { return kindNamed(st.Kind).describe(st) }
 
 // roughDuration writes 1m32s, 2m or 3h5m: seconds are dropped from hours, where
 // they are noise in an estimate.

@@ -16,7 +16,6 @@ import (
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/measure"
@@ -178,24 +177,9 @@ func (r *runner) remainingFrom(i int) time.Duration {
 	return d
 }
 
-// runStep prepares the step's target and runs the step.
+// runStep runs the step the way its kind does.
 func (r *runner) runStep(ctx context.Context, step Step, res *StepResult) error {
-	if len(step.Targets) > 0 {
-		return r.acrossHosts(ctx, step, res)
-	}
-	t, err := r.target(ctx, step.Target)
-	if err != nil {
-		return err
-	}
-	switch step.Kind {
-	case StorageProfiles:
-		return r.storageProfile(ctx, t, step, res)
-	case BackupRestore:
-		return r.backupRestore(ctx, t, step, res)
-	case Consolidation:
-		return r.consolidation(ctx, t, step, res)
-	}
-	return r.tpcc(ctx, t, step, res)
+	return kindNamed(step.Kind).run(ctx, r, step, res)
 }
 
 // tpcc runs one point of a user sweep, on the instance variant the step asks for,
@@ -277,20 +261,7 @@ func (r *runner) driverConfig(step Step) driver.Config {
 // when one could not be applied, unless the study allows it: the step would then
 // measure another machine than the study file says.
 func (r *runner) limitsApplied(t *target, res *StepResult) error {
-	if t.spec.Kind == "external" {
-		return nil
-	}
-	res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
-	missing := t.unapplied()
-	if len(missing) == 0 {
-		return nil
-	}
-	if !r.study.AllowUnappliedLimits {
-		return fmt.Errorf("%w: target %s: %s (run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without them)",
-			input.ErrInvalid, t.spec.Name, strings.Join(missing, "; "))
-	}
-	res.Notes = append(res.Notes, "LIMITS NOT APPLIED, allowed by allow_unapplied_limits: "+strings.Join(missing, "; "))
-	return nil
+	return t.spec.kindOf().limits(t, r.study.AllowUnappliedLimits, res)
 }
 
 // metricsConfig samples the target's directories (managed) or its host's
@@ -301,78 +272,8 @@ func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.T
 	if db != nil {
 		cfg.Database = db
 	}
-	if t.spec.Kind == "external" {
-		cfg.Host, cfg.Devices, cfg.DeviceRoles = t.spec.MetricsHost, t.devices, t.deviceRoles
-		if cfg.Host != "" {
-			cfg.Targets = nil
-			if cfg.IOLatency == "on" {
-				cfg.IOLatency = "auto"
-			}
-		}
-		return cfg
-	}
-	cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.Path, Role: "data"})
-	if t.spec.WALPath != "" {
-		cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.WALPath, Role: "wal"})
-	}
+	t.spec.kindOf().sample(t, &cfg)
 	return cfg
-}
-
-// storageProfile runs one fio profile on one of a managed target's directories.
-func (r *runner) storageProfile(ctx context.Context, t *target, step Step, res *StepResult) error {
-	if err := t.ready(ctx, variantOf(t, Step{}), false); err != nil {
-		return err
-	}
-	profiles, err := fio.Lookup([]string{step.Profile}, false)
-	if err != nil {
-		return err
-	}
-	dir := t.spec.Path
-	if step.PathRole == "wal" {
-		dir = t.spec.WALPath
-	}
-	results, err := fio.Run(ctx, profiles, fio.Options{Dir: dir, Size: step.Size, Runtime: step.Runtime,
-		Progress: func(profile string, done, of int, p *fio.Point) {
-			fmt.Fprintf(r.opts.Log, "  %s %d/%d %s: %.0f IOPS, %.1f MB/s\n", profile, done, of, p.Name, p.IOPS, p.MBps)
-		}})
-	res.Fio = results
-	return err
-}
-
-// backupRestore backs the loaded database up and restores it, timing both with what
-// the disks did.
-func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *StepResult) error {
-	if err := t.ready(ctx, variantOf(t, Step{}), r.study.Workload.Restore != "never"); err != nil {
-		return err
-	}
-	if err := r.limitsApplied(t, res); err != nil {
-		return err
-	}
-	how, err := instance.ParseBackupMethod(step.Method, max(1, runtime.NumCPU()))
-	if err != nil {
-		return err
-	}
-	dir := r.store.ScratchDir(fmt.Sprintf("%s-cycle-%d", t.name, step.Cycle))
-	if note := sameFilesystem(t.spec.Path, dir); note != "" {
-		res.Notes = append(res.Notes, note)
-	}
-	defer func() {
-		if err := instance.RemoveBackup(dir, t.name); err != nil {
-			res.Notes = append(res.Notes, "removing the cycle's backup: "+err.Error())
-		}
-	}()
-	scratch := metrics.Target{Path: r.store.path("scratch"), Role: "backup"}
-	res.Backup, err = r.timed(ctx, t, scratch, func() (instance.Transfer, error) { return t.reg.Backup(ctx, t.name, dir, how) })
-	if err != nil {
-		return err
-	}
-	res.Restore, err = r.timed(ctx, t, scratch, func() (instance.Transfer, error) { return t.reg.Restore(ctx, t.name, dir, 0) })
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(r.opts.Log, "  %s cycle %d: backup %.1f s (%.0f MB/s), restore %.1f s (%.0f MB/s)\n", t.name, step.Cycle,
-		res.Backup.Seconds, res.Backup.MBps, res.Restore.Seconds, res.Restore.MBps)
-	return nil
 }
 
 // timed runs a backup or restore with the sampler on the target's disks and the
@@ -493,18 +394,19 @@ func (r *runner) target(ctx context.Context, name string) (*target, error) {
 }
 
 // preflight finds what would fail hours into a study before anything runs: what
-// the machine cannot give (CheckMachine), fio missing for storage profiles, an
-// external target's password variable unset.
+// the machine cannot give (CheckMachine), what a kind of step needs (fio for storage
+// profiles), an external target's password variable unset.
 func preflight(s *Study, steps []Step) error {
 	if err := CheckMachine(s); err != nil {
 		return err
 	}
+	checked := map[string]bool{}
 	for _, st := range steps {
-		if st.Kind == StorageProfiles {
-			if _, err := fio.FindFio(); err != nil {
-				return fmt.Errorf("%w (the study has storage profiles)", err)
+		if p, ok := kindNamed(st.Kind).(preflighter); ok && !checked[st.Kind] {
+			if err := p.preflight(); err != nil {
+				return err
 			}
-			break
+			checked[st.Kind] = true
 		}
 	}
 	for _, t := range s.Targets {

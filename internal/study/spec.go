@@ -179,14 +179,3 @@ type Duration struct{ time.Duration }
 
 // Size is a YAML size such as 512MB or 2GB (powers of 1024).
 type Size struct{ Bytes int64 }
-
-// Experiment kinds.
-const (
-	UserSweep       = "user-sweep"
-	MemorySweep     = "memory-sweep"
-	CPUSweep        = "cpu-sweep"
-	StorageProfiles = "storage-profiles"
-	BackupRestore   = "backup-restore"
-	Replication     = "replication"
-	Consolidation   = "consolidation"
-)

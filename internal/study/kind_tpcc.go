@@ -1,0 +1,68 @@
+package study
+
+// What the kinds that run TPC-C share: the user sweep, the ramp and the timed window,
+// the repeats, and how their steps read in the plan.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/storbench/storbench/internal/driver"
+)
+
+// sweepKnobs are the keys of a user sweep.
+var sweepKnobs = []string{"users", "ramp", "duration", "repeats"}
+
+// sweep checks a TPC-C experiment's users, window and repeats.
+func (c *checker) sweep(i int, e *Experiment) {
+	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
+	if len(e.Users.Values) == 0 {
+		c.errf(p("users"), "%s has no users", "add users: e.g. [1, 2, 4, 8] or fibonacci: 89", label(e))
+	}
+	c.window(i, e)
+	if !c.doc.Has(p("repeats")) {
+		e.Repeats = DefaultRepeats
+	} else if e.Repeats < 1 {
+		c.errf(p("repeats"), "repeats %d is too few", "give 1 or more; 3 gives the report a spread", e.Repeats)
+	}
+}
+
+// window fills in and checks a TPC-C experiment's ramp and timed window.
+func (c *checker) window(i int, e *Experiment) {
+	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
+	if !c.doc.Has(p("ramp")) {
+		e.Ramp = Duration{DefaultRamp}
+	}
+	if !c.doc.Has(p("duration")) {
+		e.Duration = Duration{DefaultDuration}
+	} else if e.Duration.Duration < minRunSeconds {
+		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s; the papers used 5m", e.Duration)
+	} else if err := driver.CheckDuration("", e.Duration.Duration); err != nil {
+		c.refuse(p("duration"), err)
+	}
+	if err := driver.CheckRamp("", e.Ramp.Duration); err != nil {
+		c.refuse(p("ramp"), err)
+	}
+}
+
+// sweepSteps are one user sweep on a target, whole once per repeat.
+func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id string) []Step {
+	for rep := 1; rep <= e.Repeats; rep++ {
+		for _, users := range e.Users.Values {
+			b := base
+			b.ID = fmt.Sprintf("%s/users=%d/rep=%d", id, users, rep)
+			b.Users, b.Repeat = users, rep
+			b.Ramp, b.Duration = e.Ramp.Duration, e.Duration.Duration
+			b.Estimate = b.Ramp + b.Duration + stepRestore(s, t)
+			steps = append(steps, b)
+		}
+	}
+	return steps
+}
+
+// describeTPCC is a TPC-C step's line in the plan, after what its kind adds.
+func describeTPCC(st Step, parts ...string) string {
+	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat),
+		"ramp "+roughDuration(st.Ramp), roughDuration(st.Duration))
+	return strings.Join(parts, "  ")
+}
