@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,8 +147,8 @@ func (r Registry) Serving(dsn dburl.URL) (*State, error) {
 		return nil, err
 	}
 	for _, st := range all {
-		own, err := url.Parse(st.DSN())
-		if err == nil && own.Port() == u.Port() && engine.SameEngine(own.Scheme, u.Scheme) {
+		own, err := dburl.Parse(st.DSN())
+		if err == nil && own.Parts().Port() == u.Port() && engine.SameEngine(own.Scheme(), u.Scheme) {
 			return st, nil
 		}
 	}

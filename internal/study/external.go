@@ -35,17 +35,18 @@ func (externalTarget) check(c *checker, i int, t *Target, _ map[string]string) {
 
 func (c *checker) external(i int, t *Target) {
 	p := func(key string) string { return fmt.Sprintf("targets[%d].%s", i, key) }
+	dsn, err := dburl.Parse(t.DSN)
 	if t.DSN == "" {
 		c.errf(p("dsn"), "external target %s has no dsn", "add dsn: e.g. postgres://bench@db1:5432/tpcc", t.Name)
-	} else if u, err := url.Parse(t.DSN); err != nil || u.Scheme == "" || (u.Host == "" && u.Path == "") {
+	} else if err != nil || (dsn.Parts().Host == "" && dsn.Parts().Path == "") {
 		c.errf(p("dsn"), "dsn of %s is not a URL", "write e.g. postgres://bench@db1:5432/tpcc or sqlite:///path/to/tpcc.db", t.Name)
-	} else if _, has := u.User.Password(); has || u.Query().Has("password") {
+	} else if dsn.HasPassword() {
 		c.errf(p("dsn"), "dsn of %s holds a password", "a study file is stored with the results: remove the password and name an environment variable that holds it with password_env", t.Name)
 	}
 	if t.PasswordEnv != "" {
 		if !envNameRE.MatchString(t.PasswordEnv) {
 			c.errf(p("password_env"), "password_env %q is not an environment variable name", "give the variable's name, e.g. PGPASSWORD, not its value", t.PasswordEnv)
-		} else if u, err := url.Parse(t.DSN); t.DSN != "" && err == nil && u.User == nil {
+		} else if dsn.Scheme() != "" && dsn.Parts().User == nil {
 			// The password goes with the DSN's user name; without one it would be dropped.
 			c.errf(p("dsn"), "dsn of %s has no user for the password in %s", "write the user before the host, e.g. postgres://bench@db1:5432/tpcc", t.Name, t.PasswordEnv)
 		}
@@ -83,21 +84,19 @@ func (c *checker) external(i int, t *Target) {
 			c.errf(p(k.key), "%s %q is not an absolute path", "write the full path, e.g. /home/bench/.ssh/known_hosts", k.key, k.path)
 		}
 	}
-	if t.Host == "" && t.DSN != "" {
-		if u, err := url.Parse(t.DSN); err == nil {
-			t.Host = u.Hostname()
-		}
+	if t.Host == "" {
+		t.Host = dsn.Parts().Hostname()
 	}
 }
 
 // engine is the DSN's scheme; false when the DSN is not a URL (refused with the
 // target).
 func (externalTarget) engine(t *Target) (string, bool) {
-	u, err := url.Parse(t.DSN)
+	dsn, err := dburl.Parse(t.DSN)
 	if err != nil {
 		return "", false
 	}
-	return u.Scheme, true
+	return dsn.Scheme(), true
 }
 
 // restore is nothing: an external database is used as it is.
@@ -121,14 +120,14 @@ func (externalTarget) describe(t Target) string {
 // prepare connects with the password from the environment and builds the schema
 // unless the database holds the study's already.
 func (externalTarget) prepare(ctx context.Context, t *target) error {
-	u, err := url.Parse(t.spec.DSN)
+	dsn, err := dburl.Parse(t.spec.DSN)
 	if err != nil {
-		return fmt.Errorf("%w: dsn: %v", input.ErrInvalid, err)
+		return err
 	}
-	if t.spec.PasswordEnv != "" && u.User != nil {
-		u.User = url.UserPassword(u.User.Username(), os.Getenv(t.spec.PasswordEnv))
+	if t.spec.PasswordEnv != "" {
+		dsn = dsn.WithPassword(os.Getenv(t.spec.PasswordEnv))
 	}
-	t.dsn = u.String()
+	t.dsn = dsn.String()
 	db, err := engine.OpenOrCreate(ctx, t.dsn)
 	if err != nil {
 		return err

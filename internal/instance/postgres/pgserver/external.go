@@ -17,10 +17,11 @@ import (
 // never from its command line, which every user of the host can see: it returns
 // the DSN without its password, and the line (empty when the DSN has none).
 func PasswordFile(dsn string) (conninfo, line string, err error) {
-	u, err := url.Parse(dsn)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+	d, err := dburl.Parse(dsn)
+	if err != nil || (d.Scheme() != "postgres" && d.Scheme() != "postgresql") {
 		return "", "", fmt.Errorf("not a PostgreSQL URL: %s", dburl.Redact(dsn))
 	}
+	u := d.Parts()
 	if u.User == nil {
 		return u.String(), "", nil
 	}
