@@ -117,6 +117,13 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 		if c == nil || len(c.Instances) != 3 {
 			t.Fatalf("step %s: no consolidation of 3 instances", s.Step.ID)
 		}
+		// Sampling goes on until every worker is done: the window's end (6 s), or the
+		// noisy neighbour's last backup when it overruns the window, as it does on a
+		// loaded machine.
+		end := 6.0
+		for _, b := range c.Instances[2].Backups {
+			end = max(end, b.StartT+b.Seconds)
+		}
 		if c.Controller == nil || c.Controller.Transactions == 0 || c.Controller.MicrosPerTransaction <= 0 {
 			t.Errorf("step %s: no controller CPU per transaction: %+v", s.Step.ID, c.Controller)
 		}
@@ -127,8 +134,8 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 			// Every host's metrics, from its own exporter, on the window's timeline.
 			if in.System == nil || len(in.System.Samples) < 5 || in.System.Summary.CPU == nil || len(in.System.Samples[len(in.System.Samples)-1].Disks) == 0 {
 				t.Errorf("step %s: host %s has no CPU and disk samples", s.Step.ID, in.Host)
-			} else if last := in.System.Samples[len(in.System.Samples)-1].T; last < 5 || last > 8 {
-				t.Errorf("step %s: host %s's last sample at T=%.1f s, not at the window's end (6 s)", s.Step.ID, in.Host, last)
+			} else if last := in.System.Samples[len(in.System.Samples)-1].T; last < 5 || last > end+2 {
+				t.Errorf("step %s: host %s's last sample at T=%.1f s, not at the end of the window or of the last backup (%.1f s)", s.Step.ID, in.Host, last, end)
 			}
 			noisy := s.Step.Noisy && i == 2
 			switch {
