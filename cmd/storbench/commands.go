@@ -121,9 +121,12 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 						return nil, err
 					}
 					targets, notes := mf.serverTargets(ctx, db, u)
-					var mon *metrics.Monitor
-					mon, closeCSV, err = mf.monitor(ctx, targets, db, notes, jsonPath, c.OutOrStdout())
-					return mon, err
+					mon, closeFile, err := mf.monitor(ctx, targets, db, notes, jsonPath, c.OutOrStdout())
+					if err != nil {
+						return nil, err
+					}
+					closeCSV = closeFile
+					return mon, nil
 				}}
 			out, runErr := measure.Run(c.Context(), point)
 			p.end()

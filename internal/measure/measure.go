@@ -57,7 +57,11 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 		return out, err
 	}
 	// ClientCPUs is the driver's share of this process (a study gives all of it).
-	runtime.GOMAXPROCS(cfg.ClientCPUs)
+	// Setting GOMAXPROCS stops the runtime following the cgroup's CPU limit, so only
+	// a share that differs is set.
+	if cfg.ClientCPUs != runtime.GOMAXPROCS(0) {
+		runtime.GOMAXPROCS(cfg.ClientCPUs)
+	}
 	u, err := engine.ParseDSN(p.DSN)
 	if err != nil {
 		return out, err

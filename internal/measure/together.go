@@ -15,9 +15,15 @@ type Together struct {
 }
 
 // Start is the common start of the timed window, from now: time for every user of
-// every worker to connect, then the ramp.
+// every TPC-C worker to connect (Allowance), then the ramp.
 func (t Together) Start() time.Time {
-	return time.Now().Add(connectAllowance(t.Users*t.Workers) + t.Ramp)
+	return time.Now().Add(t.Allowance() + t.Ramp)
+}
+
+// Allowance is the time given to the TPC-C workers' users to connect before the
+// ramp starts; the noisy workers connect none.
+func (t Together) Allowance() time.Duration {
+	return connectAllowance(t.Users * (t.Workers - t.Noisy))
 }
 
 // connectAllowance is the time given to connect every user before the ramp starts.

@@ -21,6 +21,10 @@ func TestTogetherStart(t *testing.T) {
 	if d := many.Sub(before); d < 5*time.Second {
 		t.Errorf("4 workers of 100 users, ramp 1s: start in %v, want at least 2s + 400 × 5ms + 1s", d)
 	}
+	// The noisy workers connect no users: the plan's estimate and the start agree.
+	if a := (Together{Workers: 4, Noisy: 2, Users: 100}).Allowance(); a != 3*time.Second {
+		t.Errorf("2 TPC-C workers of 100 users: allowance %v, want 2s + 200 × 5ms", a)
+	}
 }
 
 // TestTogetherRun: every worker runs at once, the last Noisy of them noisy, and each

@@ -32,10 +32,7 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 		}
 		ts[i] = t
 	}
-	noisy := 0
-	if step.Noisy {
-		noisy = e.Noisy.Instances
-	}
+	noisy := step.noisyInstances(e)
 	mons := make([]*metrics.Monitor, len(ts))
 	defer func() {
 		for _, m := range mons {

@@ -75,10 +75,7 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 	if _, err := t.reg.Stop(ctx, t.name); err != nil {
 		return err
 	}
-	noisy := 0
-	if step.Noisy {
-		noisy = e.Noisy.Instances
-	}
+	noisy := step.noisyInstances(e)
 	names := make([]string, e.Instances)
 	defer func() {
 		for _, n := range names {

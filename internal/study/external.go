@@ -168,14 +168,11 @@ func (externalTarget) environment(ctx context.Context, t *target, env TargetEnv)
 func (externalTarget) limits(*target, bool, *StepResult) error { return nil }
 
 // sample reads the host's node_exporter, when given, instead of this machine's
-// disks; traced per-I/O latency is this machine's, so "on" becomes "auto".
+// disks (a study asking io_latency on for such a target is refused when loaded).
 func (externalTarget) sample(t *target, cfg *metrics.Config) {
 	cfg.Host, cfg.Devices, cfg.DeviceRoles = t.spec.MetricsHost, t.devices, t.deviceRoles
 	if cfg.Host != "" {
 		cfg.Targets = nil
-		if cfg.IOLatency == "on" {
-			cfg.IOLatency = "auto"
-		}
 	}
 }
 

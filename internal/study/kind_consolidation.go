@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/measure"
 )
 
 // Consolidation is an experiment kind: several databases measured over one common
@@ -71,7 +72,8 @@ func acrossHostsSteps(steps []Step, s *Study, e *Experiment, targets []*Target) 
 	for i := first; i < len(steps); i++ {
 		steps[i].Targets = names
 		// External databases are not restored: the window and the connecting.
-		steps[i].Estimate = steps[i].Ramp + steps[i].Duration + 2*time.Second
+		connect := measure.Together{Workers: len(names), Noisy: steps[i].noisyInstances(e), Users: steps[i].Users}.Allowance()
+		steps[i].Estimate = steps[i].Ramp + steps[i].Duration + connect
 	}
 	return steps
 }
@@ -234,4 +236,13 @@ func (c *checker) noisy(i int, e *Experiment) {
 	if n.Path != "" && !filepath.IsAbs(n.Path) {
 		c.errf(np("path"), "backup path %q is not absolute", "give the directory the backups go to, e.g. /mnt/backup", n.Path)
 	}
+}
+
+// noisyInstances is how many of a consolidation step's instances run the noisy
+// workload: none in the baseline.
+func (st Step) noisyInstances(e *Experiment) int {
+	if !st.Noisy || e.Noisy == nil {
+		return 0
+	}
+	return e.Noisy.Instances
 }

@@ -153,7 +153,7 @@ func (c *checker) study(s *Study) {
 		c.experiment(s, i, expNames)
 	}
 
-	c.metrics(&s.Metrics)
+	c.metrics(s)
 	c.costs(s.Costs)
 	if !c.doc.Has("on_failure") {
 		s.OnFailure = FailureStops
@@ -336,7 +336,8 @@ func targetNames(s *Study) []string {
 	return out
 }
 
-func (c *checker) metrics(m *Metrics) {
+func (c *checker) metrics(s *Study) {
+	m := &s.Metrics
 	if !c.doc.Has("metrics.interval") {
 		m.Interval = Duration{DefaultInterval}
 	} else if err := metrics.CheckInterval("interval", m.Interval.Duration); err != nil {
@@ -351,5 +352,14 @@ func (c *checker) metrics(m *Metrics) {
 		m.IOLatency = DefaultIOLatency
 	} else if err := metrics.CheckIOLatency("io_latency", m.IOLatency); err != nil {
 		c.refuse("metrics.io_latency", err)
+	} else if m.IOLatency == "on" {
+		// Tracing sees this machine's block layer only: "on" (trace or fail) cannot
+		// hold for a target whose disks are sampled on its own host.
+		for _, t := range s.Targets {
+			if t.MetricsHost != "" {
+				c.errf("metrics.io_latency", "io_latency on cannot trace target %s's disks", "they are sampled on its host through node_exporter, and tracing sees this machine's only: use auto, which traces the targets on this machine", t.Name)
+				break
+			}
+		}
 	}
 }

@@ -248,6 +248,8 @@ func TestParseErrors(t *testing.T) {
 		// Metrics.
 		{"interval", minimal + "metrics:\n  interval: 50ms\n", 11, "interval 50ms is too short"},
 		{"io_latency", minimal + "metrics:\n  io_latency: maybe\n", 11, `io_latency "maybe" is unknown`},
+		// Was silently turned into auto: "on" promises tracing or a failure.
+		{"io_latency on beside host metrics", hosts("", "metrics:\n  io_latency: on\n"), 18, "io_latency on cannot trace target db1's disks"},
 		{"on_failure", minimal + "on_failure: retry\n", 10, `on_failure "retry" is unknown`},
 
 		// Across hosts.
