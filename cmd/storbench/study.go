@@ -325,7 +325,8 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 				Path        string
 				Fio, SQLite bool
 				Profile     quickProfile
-			}{abs, fioErr == nil, pgErr != nil, theQuickProfile}); err != nil {
+				Window      time.Duration
+			}{abs, fioErr == nil, pgErr != nil, theQuickProfile, report.CounterWindow}); err != nil {
 				return err
 			}
 			s, err := study.Parse("quick.yaml", file.Bytes())
