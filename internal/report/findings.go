@@ -362,11 +362,11 @@ func (p *consolidationPair) findings() []string {
 	}
 	b, n := p.Baseline.Summary, p.Noisy.Summary
 	if n.MeanReadAwaitMs+n.MeanWriteAwaitMs > 0 {
-		disk := "The shared disk's"
+		disk := "On the shared disk"
 		if p.acrossHosts() {
-			disk = "The hosts' data disks' (every host's intervals together)"
+			disk = "On the hosts' data disks (every host's intervals together)"
 		}
-		out = append(out, fmt.Sprintf("%s read latency went %s → %s ms on average (%s), %s → %s ms in the worst interval; write %s → %s ms on average (%s), %s → %s ms in the worst interval.",
+		out = append(out, fmt.Sprintf("%s, read latency went %s → %s ms on average (%s), %s → %s ms in the worst interval; write %s → %s ms on average (%s), %s → %s ms in the worst interval.",
 			disk,
 			num(b.MeanReadAwaitMs, 2), num(n.MeanReadAwaitMs, 2), ratio(n.MeanReadAwaitMs, b.MeanReadAwaitMs), num(b.WorstReadAwaitMs, 2), num(n.WorstReadAwaitMs, 2),
 			num(b.MeanWriteAwaitMs, 2), num(n.MeanWriteAwaitMs, 2), ratio(n.MeanWriteAwaitMs, b.MeanWriteAwaitMs), num(b.WorstWriteAwaitMs, 2), num(n.WorstWriteAwaitMs, 2)))

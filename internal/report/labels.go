@@ -42,9 +42,9 @@ func throughputSource(series []*Series, figure string) string {
 	case len(client) == 0:
 		return "database counter"
 	case len(client) == len(series):
-		return "client count (no database counter)"
+		return "client count"
 	}
-	return "database counter (client count for " + strings.Join(client, ", ") + ": no database counter)"
+	return "database counter, client count for " + strings.Join(client, ", ")
 }
 
 // Marks of the per-step table's database figures.
