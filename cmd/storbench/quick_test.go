@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/study"
 )
 
 // storbenchWithoutPostgres runs the real binary as on a machine without PostgreSQL's
@@ -169,5 +172,25 @@ func TestRunSQLiteDefaultMode(t *testing.T) {
 	}
 	if _, err := os.Stat(refused); !os.IsNotExist(err) {
 		t.Errorf("the refused run wrote %s: %v", refused, err)
+	}
+}
+
+// TestQuickWindowsLongEnough: quick's user sweep measures over windows the report
+// names a winner by, with PostgreSQL and with SQLite.
+func TestQuickWindowsLongEnough(t *testing.T) {
+	for _, sqlite := range []bool{false, true} {
+		file, err := quickStudyFile("/tmp/q", true, sqlite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := study.Parse("quick.yaml", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range s.Experiments {
+			if e.Kind == study.UserSweep && e.Duration.Duration < report.CounterWindow {
+				t.Errorf("SQLite %v: quick's %s measures %s, under the report's %s", sqlite, e.Name, e.Duration.Duration, report.CounterWindow)
+			}
+		}
 	}
 }

@@ -294,6 +294,19 @@ var quickStudy string
 
 var quickTemplate = template.Must(template.New("quick.yaml").Parse(quickStudy))
 
+// quickStudyFile is quick's study file for path; its sweep measures over the
+// report's CounterWindow, the shortest window the report names a winner by.
+func quickStudyFile(path string, fio, sqlite bool) ([]byte, error) {
+	var file bytes.Buffer
+	err := quickTemplate.Execute(&file, struct {
+		Path        string
+		Fio, SQLite bool
+		Profile     quickProfile
+		Window      time.Duration
+	}{path, fio, sqlite, theQuickProfile, report.CounterWindow})
+	return file.Bytes(), err
+}
+
 func quickCmd() *cobra.Command {
 	var dir string
 	c := &cobra.Command{
@@ -320,15 +333,11 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 				return err
 			}
 			_, fioErr := fio.FindFio()
-			var file bytes.Buffer
-			if err := quickTemplate.Execute(&file, struct {
-				Path        string
-				Fio, SQLite bool
-				Profile     quickProfile
-			}{abs, fioErr == nil, pgErr != nil, theQuickProfile}); err != nil {
+			file, err := quickStudyFile(abs, fioErr == nil, pgErr != nil)
+			if err != nil {
 				return err
 			}
-			s, err := study.Parse("quick.yaml", file.Bytes())
+			s, err := study.Parse("quick.yaml", file)
 			if err != nil {
 				return err
 			}
@@ -345,7 +354,7 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 			// Each quick run measures afresh into the same store.
 			results := filepath.Join(abs, "results")
 			sources := []string{results}
-			err = runStudy(c, s, file.Bytes(), results, true)
+			err = runStudy(c, s, file, results, true)
 			// A failed profile after a measured study still gets the study's report.
 			var profileErr error
 			if err == nil && pgErr != nil && fioErr == nil {

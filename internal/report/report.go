@@ -1,7 +1,9 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/storbench/storbench/internal/cost"
@@ -85,14 +87,22 @@ func Build(srcs []*Source, o Options) (*Report, error) {
 		r.Notes = append(r.Notes, s.Notes...)
 	}
 	r.Notes = append(r.Notes, missing...)
+	single := singleConfiguration(srcs, series)
 	add := func(ss ...*Section) {
 		for _, s := range ss {
+			if s != nil && single {
+				s.Blocks = slices.DeleteFunc(s.Blocks, func(b Block) bool { return b.Chart != nil && singleCategory(b.Chart) })
+			}
 			if s != nil && len(s.Blocks) > 0 {
 				r.Sections = append(r.Sections, *s)
 			}
 		}
 	}
-	add(headlineSection(series))
+	add(findingsSection(srcs, series))
+	// One configuration's headline is one row, which the findings say in words.
+	if !single {
+		add(headlineSection(series))
+	}
 	add(sweepSections(series)...)
 	add(timelineSection(srcs))
 	add(profilesSection(srcs))
@@ -102,6 +112,53 @@ func Build(srcs []*Source, o Options) (*Report, error) {
 	add(auditSection(srcs))
 	add(environmentSection(srcs))
 	return r, nil
+}
+
+// singleConfiguration tells a report in which no experiment compares
+// configurations (quick's): one target's user sweep, its backups, its fio profile.
+func singleConfiguration(srcs []*Source, series []*Series) bool {
+	for _, g := range sweepGroups(series) {
+		if len(g.Series) > 1 {
+			return false
+		}
+	}
+	for _, e := range transferExperiments(srcs) {
+		if len(e.Configs) > 1 {
+			return false
+		}
+	}
+	runs := fioRuns(srcs)
+	for _, prof := range profileNames(runs) {
+		if len(configsOf(runsOf(runs, prof))) > 1 {
+			return false
+		}
+	}
+	// Consolidated instances are compared with each other and with the noise.
+	return len(consolidationPairs(srcs)) == 0
+}
+
+// singleCategory tells a bar chart of one category (one cycle, one fio point):
+// with one configuration it is a bar or two that the table beside it gives as
+// numbers, so a single-configuration report leaves it out.
+func singleCategory(c *Chart) bool {
+	var o struct {
+		XAxis []struct {
+			Type string `json:"type"`
+			Data []any  `json:"data"`
+		} `json:"xAxis"`
+		Series []struct {
+			Type string `json:"type"`
+		} `json:"series"`
+	}
+	if json.Unmarshal([]byte(c.Option), &o) != nil || len(o.XAxis) == 0 || len(o.Series) == 0 {
+		return false
+	}
+	for _, s := range o.Series {
+		if s.Type != "bar" {
+			return false
+		}
+	}
+	return o.XAxis[0].Type == "category" && len(o.XAxis[0].Data) <= 1
 }
 
 func defaultTitle(srcs []*Source) string {

@@ -159,8 +159,10 @@ func TestHeadlineFromSteps(t *testing.T) {
 	if len(head.Rows) != 2 || head.Rows[0][0] != "fast/sweep" || head.Rows[1][0] != "slow/sweep" {
 		t.Fatalf("headline rows: %v", head.Rows)
 	}
-	if !strings.Contains(head.Columns[3], "at 2 users") {
-		t.Errorf("the common user count is not 2: %q", head.Columns[3])
+	for _, row := range head.Rows {
+		if row[3] != "2" {
+			t.Errorf("%s: the like-for-like user count is %s, not 2", row[0], row[3])
+		}
 	}
 	for i, target := range []string{"fast", "slow"} {
 		peakUsers, peak := 0, -1.0
@@ -173,12 +175,12 @@ func TestHeadlineFromSteps(t *testing.T) {
 		if row[1] != num(peak, 0) || row[2] != fmt.Sprint(peakUsers) {
 			t.Errorf("%s: peak %s at %s users, want %s at %d", target, row[1], row[2], num(peak, 0), peakUsers)
 		}
-		if row[3] != num(meanOf(nopm[target][2]), 0) {
-			t.Errorf("%s: NOPM at 2 users %s, want %s", target, row[3], num(meanOf(nopm[target][2]), 0))
+		if row[4] != num(meanOf(nopm[target][2]), 0) {
+			t.Errorf("%s: NOPM at 2 users %s, want %s", target, row[4], num(meanOf(nopm[target][2]), 0))
 		}
 		want := fmt.Sprintf("%.0f%%", 100*meanOf(nopm[target][2])/meanOf(nopm["fast"][2]))
-		if row[4] != want {
-			t.Errorf("%s: %% of fast %s, want %s", target, row[4], want)
+		if row[5] != want {
+			t.Errorf("%s: %% of fast %s, want %s", target, row[5], want)
 		}
 	}
 }
@@ -190,11 +192,12 @@ func TestSections(t *testing.T) {
 		paths []string
 		want  []string
 	}{
-		{"study", []string{fixtureStore}, []string{"headline", "throughput", "cpu", "latency", "timeline", "storage-profiles",
+		{"study", []string{fixtureStore}, []string{"findings", "headline", "throughput", "cpu", "latency", "timeline", "storage-profiles",
 			"backup-restore", "consolidation", "costs", "audit", "environment"}},
-		{"one run", []string{fixtureRunA}, []string{"headline", "throughput", "cpu", "latency", "timeline", "audit", "environment"}},
-		{"two runs", []string{fixtureRunA, fixtureRunB}, []string{"headline", "throughput", "cpu", "latency", "timeline", "audit", "environment"}},
-		{"fio", []string{fixtureFioA, fixtureFioB}, []string{"storage-profiles"}},
+		// One configuration at one user count: its CPU and latency would be single bars.
+		{"one run", []string{fixtureRunA}, []string{"findings", "throughput", "timeline", "audit", "environment"}},
+		{"two runs", []string{fixtureRunA, fixtureRunB}, []string{"findings", "headline", "throughput", "cpu", "latency", "timeline", "audit", "environment"}},
+		{"fio", []string{fixtureFioA, fixtureFioB}, []string{"findings", "storage-profiles"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := build(t, c.paths...).SectionIDs(); !slices.Equal(got, c.want) {

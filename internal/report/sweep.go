@@ -49,9 +49,9 @@ func sweepSections(series []*Series) []*Section {
 	throughput := &Section{ID: "throughput", Title: "Throughput per user step",
 		Intro: []string{"NOPM and TPM from the database's counters over each step's timed window (HammerDB's view); the table also gives storbench's own client count" + repeated + "."}}
 	throughput.Blocks = []Block{
-		{Chart: ptr(bars("NOPM per user step", "database counter (New-Orders committed per minute)"+repeated, "NOPM", func(p *Point) Stat { return p.NOPMDB }))},
-		{Chart: ptr(bars("TPM per user step", "database counter (commits + rollbacks per minute)"+repeated, "TPM", func(p *Point) Stat { return p.TPMDB }))},
-		{Chart: ptr(bars("TPM per user", "database TPM ÷ virtual users"+repeated, "TPM per user", func(p *Point) Stat { return p.TPMPerUser }))},
+		{Chart: ptr(bars("NOPM per user step", throughputSource(series, "nopm_db")+" (New-Orders committed per minute)"+repeated, "NOPM", func(p *Point) Stat { return p.NOPMDB }))},
+		{Chart: ptr(bars("TPM per user step", throughputSource(series, "tpm_db")+" (commits + rollbacks per minute)"+repeated, "TPM", func(p *Point) Stat { return p.TPMDB }))},
+		{Chart: ptr(bars("TPM per user", throughputSource(series, "tpm_db")+" TPM ÷ virtual users"+repeated, "TPM per user", func(p *Point) Stat { return p.TPMPerUser }))},
 		{Table: stepTable(series)},
 	}
 	sections := []*Section{throughput}
@@ -85,11 +85,11 @@ func stepTable(series []*Series) *Table {
 	t := &Table{Title: "Per user step",
 		Columns: []string{"configuration", "users", "runs", "NOPM (database)", "TPM (database)", "NOPM (client)", "TPM (client)",
 			"TPM per user (database)", "new-order p95 ms (client)", "CPU idle %", "CPU iowait %", "avg I/O ms (diskstats)", "p99 I/O ms (bpftrace)"},
-		Notes: []string{"a figure measured in more than one run shows its mean and, in brackets, the lowest and highest run; '-': not measured."}}
+		Notes: append([]string{"a figure measured in more than one run shows its mean and, in brackets, the lowest and highest run; '-': not measured."}, databaseNotes(series)...)}
 	for _, s := range series {
 		for _, p := range s.Points {
 			t.Rows = append(t.Rows, []string{s.Name, strconv.Itoa(p.Users), strconv.Itoa(len(p.Steps)),
-				stat(p.NOPMDB, 0), stat(p.TPMDB, 0), stat(p.NOPMClient, 0), stat(p.TPMClient, 0), stat(p.TPMPerUser, 0),
+				databaseCell(&p, "nopm_db", p.NOPMDB), databaseCell(&p, "tpm_db", p.TPMDB), stat(p.NOPMClient, 0), stat(p.TPMClient, 0), stat(p.TPMPerUser, 0),
 				stat(p.NewOrderP95, 2), stat(p.CPUIdle, 1), stat(p.CPUIOWait, 1), stat(p.IOAwait, 3), stat(p.IOP99, 3)})
 		}
 	}

@@ -537,3 +537,12 @@ func keyedValue(where, dir, file, key string) (int64, error) {
 	}
 	return 0, fmt.Errorf("%s: %s has no %s line (kernel too old?)", where, filepath.Join(dir, file), key)
 }
+
+// CountCPUs is how many CPUs a kernel CPU list ("0-3,5") names; 0 when it is not one.
+func CountCPUs(list string) int {
+	cpus, err := parseCPUList(list)
+	if err != nil {
+		return 0
+	}
+	return len(cpus)
+}

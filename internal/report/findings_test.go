@@ -1,0 +1,306 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/study"
+)
+
+// The fixtures here are built in memory, with round figures, so that every ratio a
+// finding states can be worked out by hand beside it.
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+const (
+	pgTPMSource     = "pg_stat_database xact_commit + xact_rollback of this database, delta over the timed window"
+	sqliteTPMSource = "the engine keeps no transaction counter (sqlite): the client's count, as tpm_client"
+)
+
+// figures are one run's measured figures.
+type figures struct {
+	nopm, p95, await, p99 float64
+	window                time.Duration
+	tpmSource             string
+}
+
+func runResult(users int, f figures) *driver.Result {
+	if f.window == 0 {
+		f.window = time.Minute
+	}
+	if f.tpmSource == "" {
+		f.tpmSource = pgTPMSource
+	}
+	r := &driver.Result{Config: driver.RunConfig{Users: users}, Start: t0, End: t0.Add(f.window),
+		NOPMDB: f.nopm, TPMDB: 2.2 * f.nopm, NOPMClient: f.nopm, TPMClient: 2.3 * f.nopm,
+		Sources: map[string]string{"tpm_db": f.tpmSource, "nopm_db": "sum(district.d_next_o_id), delta over the timed window"},
+		System: &metrics.Report{Summary: metrics.Summary{
+			Disks:   []metrics.Disk{{Device: "vdb", Roles: []string{"data"}, ReadIOPS: 100, WriteIOPS: 300, ReadAwaitMs: f.await, WriteAwaitMs: f.await}},
+			Latency: []metrics.Latency{{Device: "vdb", IOs: 1000, P99Ms: f.p99}}}}}
+	r.Transactions.NewOrder.P95Ms = f.p95
+	if f.await == 0 {
+		r.System = nil // no metrics sampled
+	}
+	return r
+}
+
+// fixture collects the steps of a study store built in memory.
+type fixture struct{ steps []study.StepResult }
+
+// run adds a TPC-C step; id is the series' ID (target/experiment[/variant]).
+func (x *fixture) run(kind, experiment, target, id string, users, rep int, f figures, variant func(*study.Step)) {
+	st := study.Step{Seq: len(x.steps) + 1, ID: fmt.Sprintf("%s/users=%d/rep=%d", id, users, rep), Target: target,
+		Experiment: experiment, Kind: kind, Users: users, Repeat: rep}
+	if variant != nil {
+		variant(&st)
+	}
+	x.steps = append(x.steps, study.StepResult{Step: st, Run: runResult(users, f)})
+}
+
+func (x *fixture) backup(target string, cycle int, backupS, restoreS float64, bytes int64) {
+	transfer := func(s float64) *study.Transfer {
+		return &study.Transfer{Transfer: instance.Transfer{Seconds: s, Bytes: bytes, MBps: float64(bytes) / 1e6 / s}}
+	}
+	x.steps = append(x.steps, study.StepResult{Step: study.Step{Seq: len(x.steps) + 1, ID: fmt.Sprintf("%s/backup/cycle=%d", target, cycle),
+		Target: target, Experiment: "backup", Kind: study.BackupRestore, Cycle: cycle}, Backup: transfer(backupS), Restore: transfer(restoreS)})
+}
+
+func (x *fixture) fio(target string, iops, mbps float64) {
+	p := fio.Point{Name: "4k-randrw70", Pattern: "randrw", BlockSize: 4096, ReadPct: 70, Jobs: 4, QueueDepth: 8, IOPS: iops, MBps: mbps}
+	// 7 reads of 3 ms and 3 writes of 8 ms per 10 I/Os on nvme; four times slower on sata.
+	scale := 10000 / iops
+	p.Read = fio.Side{IOs: 7, MeanLatMs: 3 * scale, P99Ms: 5 * scale}
+	p.Write = fio.Side{IOs: 3, MeanLatMs: 8 * scale, P99Ms: 10 * scale}
+	x.steps = append(x.steps, study.StepResult{Step: study.Step{Seq: len(x.steps) + 1, ID: target + "/profiles/p", Target: target,
+		Experiment: "profiles", Kind: study.StorageProfiles, Profile: "hcibench-4k-70r", PathRole: "data"},
+		Fio: []fio.Result{{Profile: "hcibench-4k-70r", Points: []fio.Point{p}}}})
+}
+
+func (x *fixture) consolidation(noisy bool, c1, c2 float64, facts study.ConsolidationFacts) {
+	run := &study.ConsolidationRun{Noisy: noisy, Summary: facts, Instances: []study.InstanceResult{
+		{Name: "nvme-c1", Role: "oltp", Run: runResult(1, figures{nopm: c1})},
+		{Name: "nvme-c2", Role: "oltp", Run: runResult(1, figures{nopm: c2})},
+		{Name: "nvme-c3", Role: "oltp", Run: runResult(1, figures{nopm: 1000})},
+	}}
+	if noisy {
+		run.Instances[2] = study.InstanceResult{Name: "nvme-c3", Role: "noisy", Backups: []study.BackupCycle{{Cycle: 1}, {Cycle: 2}}}
+	}
+	x.steps = append(x.steps, study.StepResult{Step: study.Step{Seq: len(x.steps) + 1, ID: fmt.Sprintf("nvme/noisy/noisy=%v", noisy),
+		Target: "nvme", Experiment: "noisy", Kind: study.Consolidation, Noisy: noisy}, Consolidation: run})
+}
+
+func (x *fixture) source() *Source {
+	src := &Source{Label: "fixture", Path: "fixture", Study: "fixture", Steps: x.steps}
+	for _, s := range x.steps {
+		src.Plan = append(src.Plan, s.Step)
+	}
+	return src
+}
+
+// twoTargetStudy is the study: nvme against sata in a user sweep (nvme peaks
+// at 13 users, which sata did not run), nvme's memory and CPU variants at 4 users
+// (the smaller listed first), backups, a noisy neighbour and a fio profile.
+func twoTargetStudy() *Source {
+	var x fixture
+	x.run(study.UserSweep, "sweep", "nvme", "nvme/sweep", 1, 1, figures{nopm: 1000, p95: 2, await: 0.1, p99: 0.5}, nil)
+	x.run(study.UserSweep, "sweep", "nvme", "nvme/sweep", 8, 1, figures{nopm: 6000, p95: 10, await: 0.2, p99: 1}, nil)
+	x.run(study.UserSweep, "sweep", "nvme", "nvme/sweep", 13, 1, figures{nopm: 7000, p95: 12, await: 0.25, p99: 1.5}, nil)
+	x.run(study.UserSweep, "sweep", "sata", "sata/sweep", 1, 1, figures{nopm: 900, p95: 3, await: 0.3, p99: 2}, nil)
+	x.run(study.UserSweep, "sweep", "sata", "sata/sweep", 8, 1, figures{nopm: 2500, p95: 30, await: 0.6, p99: 4}, nil)
+	memory := func(b int64) func(*study.Step) { return func(s *study.Step) { s.Memory = b } }
+	x.run(study.MemorySweep, "mem", "nvme", "nvme/mem/memory=2GiB", 4, 1, figures{nopm: 3000, p95: 8, await: 0.4, p99: 2}, memory(2<<30))
+	x.run(study.MemorySweep, "mem", "nvme", "nvme/mem/memory=8GiB", 4, 1, figures{nopm: 5000, p95: 4, await: 0.2, p99: 1}, memory(8<<30))
+	cpus := func(list string) func(*study.Step) { return func(s *study.Step) { s.CPUs = list } }
+	x.run(study.CPUSweep, "cpu", "nvme", "nvme/cpu/cpus=0", 4, 1, figures{nopm: 2000, p95: 9, await: 0.3, p99: 1.2}, cpus("0"))
+	x.run(study.CPUSweep, "cpu", "nvme", "nvme/cpu/cpus=0-3", 4, 1, figures{nopm: 5000, p95: 3, await: 0.2, p99: 1}, cpus("0-3"))
+	x.backup("nvme", 1, 10, 20, 1e9)
+	x.backup("nvme", 2, 12, 20, 1e9)
+	x.backup("sata", 1, 20, 40, 1e9)
+	x.backup("sata", 2, 24, 40, 1e9)
+	x.consolidation(false, 1000, 2000, study.ConsolidationFacts{MeanReadAwaitMs: 0.2, WorstReadAwaitMs: 0.5, MeanWriteAwaitMs: 0.4, WorstWriteAwaitMs: 1})
+	x.consolidation(true, 800, 1500, study.ConsolidationFacts{MeanReadAwaitMs: 0.6, WorstReadAwaitMs: 3, MeanWriteAwaitMs: 0.8, WorstWriteAwaitMs: 4,
+		BackupMeanSeconds: 5, BackupMaxSeconds: 6})
+	x.fio("nvme", 10000, 40)
+	x.fio("sata", 2500, 10)
+	return x.source()
+}
+
+// findingsOf lists the findings as "experiment: finding".
+func findingsOf(t *testing.T, srcs ...*Source) []string {
+	t.Helper()
+	sec := findingsSection(srcs, sweeps(srcs))
+	if sec == nil {
+		t.Fatal("no findings section")
+	}
+	var out []string
+	for _, r := range sec.Blocks[0].Table.Rows {
+		out = append(out, r[0]+": "+r[1])
+	}
+	return out
+}
+
+// TestFindingsTwoTargets: each experiment's finding, its ratios worked out by hand
+// from the fixture's figures.
+func TestFindingsTwoTargets(t *testing.T) {
+	got := findingsOf(t, twoTargetStudy())
+	want := []string{
+		// 2,500 ÷ 6,000 = 0.4167; p95 30 ÷ 10 = 3; await 0.6 ÷ 0.2 = 3; p99 4 ÷ 1 = 4.
+		"sweep (user-sweep): sata/sweep delivers 0.42x the NOPM of nvme/sweep at 8 users (2,500 vs 6,000); New-Order p95 30.00 vs 10.00 ms (3x), data disk average I/O 0.600 vs 0.200 ms (3x), p99 I/O 4.000 vs 1.000 ms (4x).",
+		// nvme peaks at 13 users: 2,500 ÷ 7,000 = 0.357; 30 ÷ 12 = 2.5; 0.6 ÷ 0.25 = 2.4; 4 ÷ 1.5 = 2.667.
+		"sweep (user-sweep): sata/sweep (peak at 8 users) delivers 0.36x the NOPM of nvme/sweep (peak at 13 users) at each one's peak (2,500 vs 7,000); New-Order p95 30.00 vs 12.00 ms (2.5x), data disk average I/O 0.600 vs 0.250 ms (2.4x), p99 I/O 4.000 vs 1.500 ms (2.67x).",
+		// Against the largest variant, 8 GiB, though listed second: 3,000 ÷ 5,000 = 0.6.
+		"mem on nvme (memory variants): nvme/mem/memory=2GiB delivers 0.6x the NOPM of nvme/mem/memory=8GiB at 4 users (3,000 vs 5,000); New-Order p95 8.00 vs 4.00 ms (2x), data disk average I/O 0.400 vs 0.200 ms (2x), p99 I/O 2.000 vs 1.000 ms (2x).",
+		// Against 4 CPUs: 2,000 ÷ 5,000 = 0.4; 9 ÷ 3 = 3; 0.3 ÷ 0.2 = 1.5; 1.2 ÷ 1 = 1.2.
+		"cpu on nvme (CPU variants): nvme/cpu/cpus=0 delivers 0.4x the NOPM of nvme/cpu/cpus=0-3 at 4 users (2,000 vs 5,000); New-Order p95 9.00 vs 3.00 ms (3x), data disk average I/O 0.300 vs 0.200 ms (1.5x), p99 I/O 1.200 vs 1.000 ms (1.2x).",
+		// Backups: mean 22 s ÷ 11 s = 2; MB/s 2,000 MB ÷ 44 s = 45.45 vs 2,000 ÷ 22 = 90.9: 0.5.
+		"backup (backup and restore): sata's backups take 2x the seconds of nvme's (22.0 vs 11.0 s, mean of 2 cycles) at 0.5x its MB/s (45.5 vs 90.9).",
+		// Restores: 40 ÷ 20 = 2; 25 vs 50 MB/s.
+		"backup (backup and restore): sata's restores take 2x the seconds of nvme's (40.0 vs 20.0 s, mean of 2 cycles) at 0.5x its MB/s (25.0 vs 50.0).",
+		// 800 vs 1,000 = -20%; 1,500 vs 2,000 = -25%; 0.6 ÷ 0.2 = 3; 0.8 ÷ 0.4 = 2.
+		"nvme/noisy (consolidation): With 1 noisy instance backing up, the OLTP instances' NOPM went c1 1,000 → 800 (-20%), c2 2,000 → 1,500 (-25%).",
+		"nvme/noisy (consolidation): On the shared disk, read latency went 0.20 → 0.60 ms on average (3x), 0.50 → 3.00 ms in the worst interval; write 0.40 → 0.80 ms on average (2x), 1.00 → 4.00 ms in the worst interval.",
+		"nvme/noisy (consolidation): The noisy instance's 2 backups took 5.0 s on average, 6.0 s the longest.",
+		// 2,500 ÷ 10,000 = 25%; 10 ÷ 40 = 25%; mean latency (7×3 + 3×8) ÷ 10 = 4.5 ms on nvme, 18 ms on sata: 400%.
+		"hcibench-4k-70r (fio): sata delivers 25% of nvme's IOPS on 4k-randrw70 (2,500 vs 10,000) and 25% of its MB/s, at 400% of its mean latency (18.000 vs 4.500 ms).",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestFindingsNoWinner: a difference inside the repeats' spread, or over windows
+// under 30 s, is stated with its numbers but names no winner.
+func TestFindingsNoWinner(t *testing.T) {
+	var x fixture
+	for rep, nopm := range [][2]float64{{1000, 1100}, {1200, 1300}} {
+		x.run(study.UserSweep, "rep", "a", "a/rep", 4, rep+1, figures{nopm: nopm[0], p95: 5}, nil)
+		x.run(study.UserSweep, "rep", "b", "b/rep", 4, rep+1, figures{nopm: nopm[1], p95: 5}, nil)
+	}
+	x.run(study.UserSweep, "short", "a", "a/short", 4, 1, figures{nopm: 1000, p95: 5, window: 5 * time.Second}, nil)
+	x.run(study.UserSweep, "short", "b", "b/short", 4, 1, figures{nopm: 3000, p95: 5, window: 5 * time.Second}, nil)
+	x.run(study.UserSweep, "alone", "a", "a/alone", 4, 1, figures{nopm: 1000, p95: 5, window: 5 * time.Second}, nil)
+	got := findingsOf(t, x.source())
+	want := []string{
+		// b's repeats 1,100 and 1,300 reach into a's 1,000–1,200.
+		"rep (user-sweep): b/rep vs a/rep at 4 users: 1,200 (1,100–1,300) vs 1,100 (1,000–1,200) NOPM is within the spread of the repeats; New-Order p95 5.00 vs 5.00 ms (1x): no winner named.",
+		"short (user-sweep): b/short vs a/short at 4 users: 3,000 vs 1,000 NOPM; New-Order p95 5.00 vs 5.00 ms (1x); the timed windows (5 s) are under 30 s, too short for the database counters: no winner named.",
+		"alone (user-sweep): a/alone peaks at 1,000 NOPM at 4 users (New-Order p95 5.00 ms); the timed windows (5 s) are under 30 s, too short for the database counters: indicative only.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestHeadlineWithinExperiments: a sweep at 1, 2, 3, 5, 8 users beside memory
+// variants at 4 users share no user count; each experiment still gets its
+// like-for-like column, against its own reference.
+func TestHeadlineWithinExperiments(t *testing.T) {
+	var x fixture
+	for _, u := range []int{1, 2, 3, 5, 8} {
+		x.run(study.UserSweep, "sweep", "nvme", "nvme/sweep", u, 1, figures{nopm: float64(1000 * u)}, nil)
+		x.run(study.UserSweep, "sweep", "sata", "sata/sweep", u, 1, figures{nopm: float64(500 * u)}, nil)
+	}
+	memory := func(b int64) func(*study.Step) { return func(s *study.Step) { s.Memory = b } }
+	x.run(study.MemorySweep, "mem", "nvme", "nvme/mem/memory=2GiB", 4, 1, figures{nopm: 3000}, memory(2<<30))
+	x.run(study.MemorySweep, "mem", "nvme", "nvme/mem/memory=8GiB", 4, 1, figures{nopm: 4000}, memory(8<<30))
+	head := headlineTable(sweeps([]*Source{x.source()}))
+	var got []string
+	for _, r := range head.Rows {
+		got = append(got, strings.Join(r[:6], " | "))
+	}
+	want := []string{
+		"nvme/sweep | 8,000 | 8 | 8 | 8,000 | 100%",
+		"sata/sweep | 4,000 | 8 | 8 | 4,000 | 50%",
+		// The largest memory first, as the reference: 3,000 ÷ 4,000 = 75%.
+		"nvme/mem/memory=8GiB | 4,000 | 4 | 4 | 4,000 | 100%",
+		"nvme/mem/memory=2GiB | 3,000 | 4 | 4 | 3,000 | 75%",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("headline rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestClientCountLabels: on SQLite, which keeps no transaction counter, the TPM
+// charts and the per-step table say "client count"; a database TPM over a window
+// under 30 s is marked in the table.
+func TestClientCountLabels(t *testing.T) {
+	var x fixture
+	for _, u := range []int{1, 2} {
+		x.run(study.UserSweep, "sweep", "lite", "lite/sweep", u, 1, figures{nopm: 1000, tpmSource: sqliteTPMSource}, nil)
+		x.run(study.UserSweep, "sweep", "pg", "pg/sweep", u, 1, figures{nopm: 1000, window: 5 * time.Second}, nil)
+	}
+	series := sweeps([]*Source{x.source()})
+	if got := throughputSource(series[:1], "tpm_db"); !strings.HasPrefix(got, "client count") {
+		t.Errorf("SQLite's TPM source %q, want the client count", got)
+	}
+	if got := throughputSource(series, "tpm_db"); !strings.Contains(got, "client count for lite/sweep") {
+		t.Errorf("a mixed report's TPM source %q does not name the SQLite series", got)
+	}
+	if got := throughputSource(series, "nopm_db"); got != "database counter" {
+		t.Errorf("NOPM source %q: sum(d_next_o_id) is the database's", got)
+	}
+	sections := sweepSections(series[:1])
+	tpmChart := sections[0].Blocks[1].Chart
+	if !strings.Contains(string(tpmChart.Option), "client count") || strings.Contains(string(tpmChart.Option), "database counter") {
+		t.Errorf("SQLite's TPM chart does not say client count: %s", tpmChart.Option)
+	}
+	table := stepTable(series)
+	notes := strings.Join(table.Notes, "\n")
+	for _, r := range table.Rows {
+		switch {
+		case r[0] == "lite/sweep" && !strings.HasSuffix(r[4], markClient):
+			t.Errorf("SQLite's TPM (database) cell %q is not marked as the client count", r[4])
+		case r[0] == "pg/sweep" && !strings.HasSuffix(r[4], markShortWindow):
+			t.Errorf("a database TPM over 5 s, cell %q, is not marked", r[4])
+		case strings.ContainsAny(r[3], markClient+markShortWindow):
+			t.Errorf("NOPM (database) cell %q is marked: it is read from the data", r[3])
+		}
+	}
+	if !strings.Contains(notes, markClient+" client count") || !strings.Contains(notes, markShortWindow+" timed window under 30 s") {
+		t.Errorf("the table's notes do not explain its marks:\n%s", notes)
+	}
+}
+
+// TestSingleConfiguration: a report of one configuration (quick's) opens with its
+// findings, has no one-row headline and no chart of a single bar or two.
+func TestSingleConfiguration(t *testing.T) {
+	var x fixture
+	for _, u := range []int{1, 2, 4} {
+		x.run(study.UserSweep, "sweep", "quick", "quick/sweep", u, 1, figures{nopm: float64(1000 * u), p95: 5, await: 0.2, p99: 1}, nil)
+	}
+	x.backup("quick", 1, 10, 20, 1e9)
+	x.fio("quick", 10000, 40)
+	r, err := Build([]*Source{x.source()}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := r.SectionIDs()
+	if ids[0] != "findings" || slices.Contains(ids, "headline") {
+		t.Errorf("sections %v: want findings first and no headline", ids)
+	}
+	for _, s := range r.Sections {
+		for _, b := range s.Blocks {
+			if b.Chart != nil && singleCategory(b.Chart) {
+				t.Errorf("%s: chart %q draws one category", s.ID, b.Chart.Title)
+			}
+		}
+	}
+	got := findingsOf(t, x.source())
+	want := []string{
+		// 4,000 ÷ 1,000 = 4.
+		"sweep (user-sweep): quick/sweep peaks at 4,000 NOPM at 4 users (New-Order p95 5.00 ms, data disk average I/O 0.200 ms, p99 I/O 1.000 ms); 4x the NOPM of 1 user.",
+		"backup (backup and restore): quick: a backup takes 10.0 s at 100.0 MB/s (1 cycle).",
+		"backup (backup and restore): quick: a restore takes 20.0 s at 50.0 MB/s (1 cycle).",
+		"hcibench-4k-70r (fio): quick, 4k-randrw70: 10,000 IOPS, 40.0 MB/s, 4.500 ms mean and 10.000 ms p99 latency.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/study"
+)
+
+// What a throughput figure honestly is. An engine that keeps no transaction
+// counter (SQLite), or a database that restarted or could not be read at the
+// window's end, has the client's count stand in for the database's, and the run's
+// Sources say so ("…, as tpm_client"): the charts and tables then say "client
+// count", not "database counter".
+
+// clientStandIn is, per database figure, the client figure that stands in for it.
+var clientStandIn = map[string]string{"tpm_db": "tpm_client", "nopm_db": "nopm_client"}
+
+// fromClient tells whether a run's database figure ("tpm_db", "nopm_db") is the
+// client's count standing in.
+func fromClient(r *driver.Result, figure string) bool {
+	return strings.HasSuffix(r.Sources[figure], "as "+clientStandIn[figure])
+}
+
+// pointFromClient tells whether any run of a point had the client's count stand in.
+func pointFromClient(p *Point, figure string) bool {
+	return slices.ContainsFunc(p.Steps, func(s *study.StepResult) bool { return fromClient(s.Run, figure) })
+}
+
+// throughputSource names where the series' figure comes from, for a chart's
+// subtitle: "database counter", "client count", or the database counter with the
+// series whose figure is the client's named.
+func throughputSource(series []*Series, figure string) string {
+	var client []string
+	for _, s := range series {
+		if slices.ContainsFunc(s.Points, func(p Point) bool { return pointFromClient(&p, figure) }) {
+			client = append(client, s.Name)
+		}
+	}
+	switch {
+	case len(client) == 0:
+		return "database counter"
+	case len(client) == len(series):
+		return "client count"
+	}
+	return "database counter, client count for " + strings.Join(client, ", ")
+}
+
+// Marks of the per-step table's database figures.
+const (
+	// markShortWindow: a database TPM over a window shorter than CounterWindow.
+	markShortWindow = "†"
+	// markClient: the client's count standing in for the database's.
+	markClient = "‡"
+)
+
+// databaseCell is a point's database figure for the per-step table, marked when
+// it is the client's count, or a database TPM over a window too short for the
+// counters' publication lag.
+func databaseCell(p *Point, figure string, s Stat) string {
+	cell := stat(s, 0)
+	switch {
+	case s.N == 0:
+	case pointFromClient(p, figure):
+		cell += " " + markClient
+	case figure == "tpm_db" && shortestWindow(p) < CounterWindow:
+		cell += " " + markShortWindow
+	}
+	return cell
+}
+
+// databaseNotes explain the marks the per-step table of series uses.
+func databaseNotes(series []*Series) []string {
+	var short, client bool
+	for _, s := range series {
+		for i := range s.Points {
+			p := &s.Points[i]
+			client = client || pointFromClient(p, "tpm_db") || pointFromClient(p, "nopm_db")
+			short = short || (!pointFromClient(p, "tpm_db") && shortestWindow(p) < CounterWindow)
+		}
+	}
+	var notes []string
+	if short {
+		notes = append(notes, markShortWindow+" timed window under "+seconds(CounterWindow)+": databases publish their transaction counters late (a PostgreSQL backend at most once a second), so a database TPM over so short a window can be tens of per cent off; TPM (client) is exact, and NOPM (database) is read from the data (sum of d_next_o_id), not from a counter.")
+	}
+	if client {
+		notes = append(notes, markClient+" client count: the database kept no counter for this figure (SQLite has no transaction counter) or could not be read at the window's end, so storbench's own count stands in.")
+	}
+	return notes
+}
