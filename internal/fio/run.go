@@ -3,6 +3,7 @@ package fio
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,7 +46,26 @@ const (
 	MinSize = 16 << 20
 	// DefaultRuntime is each point's longest steady-state run.
 	DefaultRuntime = 30 * time.Second
+	// MinRuntime: fio logs once a second, a shorter point has no steady state to find.
+	MinRuntime = time.Second
 )
+
+// CheckSize checks a test file's size; name is how the user wrote the setting
+// ("--size" on the command line, "size" in a study file).
+func CheckSize(name string, bytes int64) error {
+	if bytes < MinSize {
+		return fmt.Errorf("%s is under 16MB, too small for a test file (a smaller file sits in any cache; larger than the device's cache measures the device)", name)
+	}
+	return nil
+}
+
+// CheckRuntime checks each point's runtime, named like CheckSize.
+func CheckRuntime(name string, d time.Duration) error {
+	if d < MinRuntime {
+		return fmt.Errorf("%s %v is too short (give at least %v per point: fio logs once a second)", name, d, MinRuntime)
+	}
+	return nil
+}
 
 // stopDelay is how long fio gets to stop after SIGTERM before it is killed. An
 // interrupted point is discarded, so fio has nothing to finish; but a SIGTERM that
@@ -68,11 +88,8 @@ func FindFio() (string, error) {
 // the test file was removed (an interruption's matches context.Canceled without
 // ending in its words).
 func Run(ctx context.Context, profiles []Profile, opts Options) (results []Result, err error) {
-	if opts.Runtime < time.Second {
-		return nil, fmt.Errorf("%w: --runtime must be at least 1s (fio logs once a second)", input.ErrInvalid)
-	}
-	if opts.Size < MinSize {
-		return nil, fmt.Errorf("%w: --size must be at least 16MiB", input.ErrInvalid)
+	if err := errors.Join(CheckRuntime("runtime", opts.Runtime), CheckSize("size", opts.Size)); err != nil {
+		return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	bin, err := FindFio()
 	if err != nil {

@@ -27,6 +27,15 @@ func CheckInterval(name string, d time.Duration) error {
 	return nil
 }
 
+// CheckMaxClockSkew checks how far a host's clock may be from this machine's,
+// named like CheckInterval.
+func CheckMaxClockSkew(name string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s %s is not positive (give how far a host's clock may be from this machine's, e.g. %v)", name, d, DefaultMaxClockSkew)
+	}
+	return nil
+}
+
 // CheckIOLatency checks the per-I/O latency setting, named like CheckInterval.
 func CheckIOLatency(name, v string) error {
 	switch v {

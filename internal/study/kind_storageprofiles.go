@@ -40,13 +40,13 @@ func (storageProfiles) check(c *checker, _ *Study, i int, e *Experiment) {
 	})
 	if !c.doc.Has(p("size")) {
 		e.Size = Size{DefaultFioSize}
-	} else if e.Size.Bytes < fio.MinSize {
-		c.errf(p("size"), "size %s is too small for a test file", "give at least 16MB; larger than the device's cache measures the device", instance.FormatSize(e.Size.Bytes))
+	} else if err := fio.CheckSize("size", e.Size.Bytes); err != nil {
+		c.refuse(p("size"), err)
 	}
 	if !c.doc.Has(p("runtime")) {
 		e.Runtime = Duration{DefaultFioRuntime}
-	} else if e.Runtime.Duration < minRunSeconds {
-		c.errf(p("runtime"), "runtime %s is too short", "give at least 1s per point", e.Runtime)
+	} else if err := fio.CheckRuntime("runtime", e.Runtime.Duration); err != nil {
+		c.refuse(p("runtime"), err)
 	}
 }
 

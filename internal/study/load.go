@@ -345,8 +345,8 @@ func (c *checker) metrics(s *Study) {
 	}
 	if !c.doc.Has("metrics.max_clock_skew") {
 		m.MaxClockSkew = Duration{DefaultMaxClockSkew}
-	} else if m.MaxClockSkew.Duration <= 0 {
-		c.errf("metrics.max_clock_skew", "max_clock_skew %s is not positive", "give how far a host's clock may be from this machine's, e.g. 2s", m.MaxClockSkew)
+	} else if err := metrics.CheckMaxClockSkew("max_clock_skew", m.MaxClockSkew.Duration); err != nil {
+		c.refuse("metrics.max_clock_skew", err)
 	}
 	if !c.doc.Has("metrics.io_latency") {
 		m.IOLatency = DefaultIOLatency

@@ -231,7 +231,7 @@ func TestParseErrors(t *testing.T) {
 		{"profiles none", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n"), 8, "the storage-profiles experiment has no profiles"},
 		{"profile unknown", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles:\n      - sql-data-8k\n      - diskspd\n"), 11, `fio profile "diskspd" is unknown (use one of hcibench-4k-70r, sql-data-8k`},
 		{"profile twice", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles: [log-seq, log-seq]\n"), 9, "profile log-seq is listed twice"},
-		{"fio size", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles: [log-seq]\n    size: 4KB\n"), 10, "size 4KB is too small"},
+		{"fio size", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles: [log-seq]\n    size: 4KB\n"), 10, "size is under 16MB, too small for a test file"},
 		{"fio runtime", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: storage-profiles\n    profiles: [log-seq]\n    runtime: 0s\n"), 10, "runtime 0s is too short"},
 		{"cycles", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: backup-restore\n    cycles: 0\n"), 9, "cycles 0 is too few"},
 		{"method", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: backup-restore\n    method: snapshot\n"), 9, `method "snapshot" is unknown`},
