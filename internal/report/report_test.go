@@ -190,10 +190,10 @@ func TestSections(t *testing.T) {
 		paths []string
 		want  []string
 	}{
-		{"study", []string{fixtureStore}, []string{"headline", "throughput", "cpu", "latency", "timeline", "storage-profiles",
+		{"study", []string{fixtureStore}, []string{"headline", "tpcc-sweep", "timeline", "storage-profiles",
 			"backup-restore", "consolidation", "costs", "audit", "environment"}},
-		{"one run", []string{fixtureRunA}, []string{"headline", "throughput", "cpu", "latency", "timeline", "audit", "environment"}},
-		{"two runs", []string{fixtureRunA, fixtureRunB}, []string{"headline", "throughput", "cpu", "latency", "timeline", "audit", "environment"}},
+		{"one run", []string{fixtureRunA}, []string{"headline", "tpcc", "timeline", "audit", "environment"}},
+		{"two runs", []string{fixtureRunA, fixtureRunB}, []string{"headline", "tpcc", "timeline", "audit", "environment"}},
 		{"fio", []string{fixtureFioA, fixtureFioB}, []string{"storage-profiles"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
