@@ -77,7 +77,7 @@ if [ -n "$keep" ]; then
   rm -rf "$keep"
   mkdir -p "$keep"
   # The results alone: the base images and backups stay behind.
-  cp -r "$target/results/"{study.yaml,plan.json,environment.json,steps} "$keep/"
+  cp -r "$target/results/"{.storbench-study,study.yaml,plan.json,environment.json,steps} "$keep/"
 fi
 # A fresh profile, no network (every name fails to resolve, every request goes to a
 # closed port), the page's own scripts run before the shot.

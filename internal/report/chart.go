@@ -178,6 +178,35 @@ func lineChart(title, source, xName, yName, y2Name string, series []xySeries, wi
 	return Chart{Title: title, Option: option(line), Height: 380}
 }
 
+// categoryLines draws a line per series over categories (user counts: 1, 2, 3,
+// 5, 8… equally spaced, as the papers draw a sweep); Y holds a value per category,
+// NaN where none was measured (a gap). A series with YAxis 1 goes on the right-hand
+// axis, dashed.
+func categoryLines(title, source, xName, yName, y2Name string, categories []string, series []xySeries) Chart {
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(common(title, source, yName), charts.WithXAxisOpts(xAxis(xName, "category")))...)
+	if y2Name != "" {
+		line.ExtendYAxis(yAxis(y2Name))
+	}
+	line.SetXAxis(categories)
+	for _, s := range series {
+		if !slices.ContainsFunc(s.Y, isFigure) {
+			continue
+		}
+		data := make([]opts.LineData, len(s.Y))
+		for i, v := range s.Y {
+			data[i] = opts.LineData{Value: value(v)}
+		}
+		style := opts.LineStyle{Width: 2}
+		if s.YAxis == 1 {
+			style.Type = "dashed"
+		}
+		line.AddSeries(s.Name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), YAxisIndex: s.YAxis, ConnectNulls: opts.Bool(true)}),
+			charts.WithLineStyleOpts(style))
+	}
+	return Chart{Title: title, Option: option(line), Height: 420}
+}
+
 // rows writes a dataset's source as JSON rows [x, y1, y2…], each y with the digits
 // a chart can show: whole numbers from 1,000 up, else four significant digits; a
 // missing figure is "-" (a gap).

@@ -484,4 +484,4 @@ func TestReportLayoutInChromium(t *testing.T) {
 // bench/reportshot.sh (kept with its second argument): two managed PostgreSQL
 // targets, one limited to one CPU and 256MB, 1 warehouse, a user sweep, memory and
 // CPU variants, storage profiles, backups and a noisy neighbour.
-const fixtureTwoTargets = "testdata/study"
+const fixtureTwoTargets = "testdata/twotargets"

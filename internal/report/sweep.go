@@ -16,7 +16,6 @@ const (
 	tpmSource  = "database counter (commits + rollbacks per minute)"
 	p95Source  = "client-measured (HdrHistogram)"
 	awaitSrc   = "/proc/diskstats: average per I/O, reads and writes"
-	p99Source  = "bpftrace, block layer: per-I/O percentile"
 	cpuSource  = "/proc/stat, mean over the timed window"
 )
 
@@ -119,7 +118,7 @@ func has(series []*Series, f figure) bool {
 // repeatedNote says what a point of repeated steps shows.
 func repeatedNote(series []*Series) string {
 	if maxRepeats(series) > 1 {
-		return "; repeated steps: the mean (the table gives the range)"
+		return "; repeats: the mean"
 	}
 	return ""
 }
@@ -129,17 +128,20 @@ func repeatedNote(series []*Series) string {
 // draw them.
 func sweepLines(series []*Series) []Block {
 	repeated := repeatedNote(series)
+	users := allUsers(series)
+	cats := make([]string, len(users))
+	for i, u := range users {
+		cats[i] = strconv.Itoa(u)
+	}
 	lines := func(name string, f figure, axis int) []xySeries {
 		var out []xySeries
 		for _, s := range series {
-			l := xySeries{Name: s.Name + " " + name, YAxis: axis}
-			for _, p := range s.Points {
-				l.X = append(l.X, float64(p.Users))
-				y := math.NaN()
-				if st := f(&p); st.N > 0 {
-					y = st.Mean
+			l := xySeries{Name: s.Name + " " + name, YAxis: axis, Y: make([]float64, len(users))}
+			for i, u := range users {
+				l.Y[i] = math.NaN()
+				if p := s.at(u); p != nil && f(p).N > 0 {
+					l.Y[i] = f(p).Mean
 				}
-				l.Y = append(l.Y, y)
 			}
 			out = append(out, l)
 		}
@@ -152,20 +154,20 @@ func sweepLines(series []*Series) []Block {
 	p99 := func(p *Point) Stat { return p.IOP99 }
 	idle := func(p *Point) Stat { return p.CPUIdle }
 	iowait := func(p *Point) Stat { return p.CPUIOWait }
-	blocks := []Block{{Chart: ptr(lineChart("NOPM and New-Order p95 per user count",
-		"NOPM: "+nopmSource+"; p95 (dashed, right): "+p95Source+repeated, "users", "NOPM", "p95 ms",
-		append(lines("NOPM", nopm, 0), lines("p95 ms", p95, 1)...), nil))}}
-	tpmLines, right, source := lines("TPM", tpm, 0), "", "TPM: "+tpmSource
+	blocks := []Block{{Chart: ptr(categoryLines("NOPM and New-Order p95 per user count",
+		"NOPM: database counter; dashed, right: New-Order p95, client-measured"+repeated, "users", "NOPM", "p95 ms", cats,
+		append(lines("NOPM", nopm, 0), lines("p95 ms", p95, 1)...)))}}
+	tpmLines, right, source := lines("TPM", tpm, 0), "", "TPM: database counter"
 	if has(series, await) {
-		tpmLines, right, source = append(tpmLines, lines("avg I/O ms", await, 1)...), "ms per I/O", source+"; data disk (dashed, right): "+awaitSrc
+		tpmLines, right, source = append(tpmLines, lines("avg I/O ms", await, 1)...), "ms per I/O", source+"; dashed, right: data disk, average per I/O (diskstats)"
 	}
 	if has(series, p99) {
-		tpmLines, right, source = append(tpmLines, lines("p99 I/O ms", p99, 1)...), "ms per I/O", source+", and "+p99Source
+		tpmLines, right, source = append(tpmLines, lines("p99 I/O ms", p99, 1)...), "ms per I/O", source+" and p99 (bpftrace)"
 	}
-	blocks = append(blocks, Block{Chart: ptr(lineChart("TPM and the data disk's latency per user count", source+repeated, "users", "TPM", right, tpmLines, nil))})
+	blocks = append(blocks, Block{Chart: ptr(categoryLines("TPM and the data disk's latency per user count", source+repeated, "users", "TPM", right, cats, tpmLines))})
 	if has(series, idle) {
-		blocks = append(blocks, Block{Chart: ptr(lineChart("% CPU idle and iowait per user count", cpuSource+"; iowait dashed"+repeated,
-			"users", "% idle", "% iowait", append(lines("% idle", idle, 0), lines("% iowait", iowait, 1)...), nil))})
+		blocks = append(blocks, Block{Chart: ptr(categoryLines("% CPU idle and iowait per user count", cpuSource+"; dashed, right: iowait"+repeated,
+			"users", "% idle", "% iowait", cats, append(lines("% idle", idle, 0), lines("% iowait", iowait, 1)...)))})
 	}
 	return blocks
 }
