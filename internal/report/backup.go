@@ -54,7 +54,7 @@ func backupSection(srcs []*Source) *Section {
 		cats[i] = strconv.Itoa(i + 1)
 	}
 	var bars []barSeries
-	var rates []xySeries
+	// One transfer at a time: a line per cycle, a dozen of them, could not be read.
 	picker := &Picker{ID: "transfers", Label: "transfer"}
 	for _, c := range configs {
 		secs := map[string][]float64{}
@@ -70,10 +70,16 @@ func backupSection(srcs []*Source) *Section {
 				vs[r.Cycle-1] = r.Transfer.Seconds
 				secs[what] = append(secs[what], r.Transfer.Seconds)
 				x, y := transferRate(r.Transfer.Progress)
-				rates = append(rates, xySeries{Name: fmt.Sprintf("%s %s %d", c, what, r.Cycle), X: x, Y: y})
+				name := what + " MB/s"
+				if len(x) == 0 {
+					// Done within its first second: its mean rate, at its end.
+					x, y, name = []float64{r.Transfer.Seconds}, []float64{r.Transfer.MBps}, what+" MB/s (whole transfer, under a second)"
+				}
+				rate := lineChart("Transfer throughput second by second", "growth of the destination per second (MB = 10^6 bytes)", "s", "MB/s", "",
+					[]xySeries{{Name: name, X: x, Y: y}}, nil)
 				sys, lat := diskCharts(r.Transfer.System, nil)
 				picker.Choices = append(picker.Choices, fmt.Sprintf("%s %s cycle %d", c, what, r.Cycle))
-				picker.Charts = append(picker.Charts, []Chart{sys, lat})
+				picker.Charts = append(picker.Charts, []Chart{rate, sys, lat})
 			}
 			bars = append(bars, barSeries{Name: c + " " + what, Values: vs})
 		}
@@ -112,7 +118,6 @@ func backupSection(srcs []*Source) *Section {
 	sec.Blocks = []Block{
 		{Table: table},
 		{Chart: ptr(barChart("Seconds per backup and restore", "storbench's timing of each transfer", "cycle", "s", cats, bars))},
-		{Chart: ptr(lineChart("Transfer throughput second by second", "growth of the destination per second (MB = 10^6 bytes)", "s", "MB/s", "", rates, nil))},
 		{Picker: picker},
 	}
 	return sec

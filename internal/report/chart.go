@@ -41,19 +41,32 @@ func option(c interface {
 
 // common are the options every chart shares: a title with its source in the
 // subtitle, a legend below it, no animation (printing and screenshots see the final
-// state at once) and a toolbox to save the chart as an image.
+// state at once) and a toolbox to save the chart as an image. The grid holds the
+// axis labels (containLabel), so long figures are never cut.
 func common(title, source, yName string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: source, Left: "center"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "48", Type: "scroll"}),
-		charts.WithGridOpts(opts.Grid{Top: "90", Left: "70", Right: "40", Bottom: "50"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "48", Type: "scroll", Left: "center", Width: "80%"}),
+		charts.WithGridOpts(opts.Grid{Top: "100", Left: "20", Right: "20", Bottom: "36", ContainLabel: opts.Bool(true)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithAnimation(false),
 		// The y axis stays at the left edge, not at x = 0 (ramp-up is before 0).
-		charts.WithYAxisOpts(opts.YAxis{Name: yName, Type: "value", AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}),
+		charts.WithYAxisOpts(yAxis(yName)),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "10", Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Title: "save"}}}),
 	}
+}
+
+// yAxis is a value axis named above its top end; the page's script turns the name
+// towards the plot (go-echarts has no nameTextStyle), so the right-hand one is not
+// cut at the chart's edge.
+func yAxis(name string) opts.YAxis {
+	return opts.YAxis{Name: name, Type: "value", AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}
+}
+
+// xAxis is the x axis named below its middle, clear of the labels.
+func xAxis(name, kind string) opts.XAxis {
+	return opts.XAxis{Name: name, Type: kind, NameLocation: "middle", NameGap: 26}
 }
 
 // barSeries is one series of a bar chart: a value per category, NaN where it was
@@ -68,9 +81,12 @@ type barSeries struct {
 func barChart(title, source, xName, yName string, categories []string, series []barSeries) Chart {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(common(title, source, yName),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "category"}))...)
+		charts.WithXAxisOpts(xAxis(xName, "category")))...)
 	bar.SetXAxis(categories)
 	for _, s := range series {
+		if !slices.ContainsFunc(s.Values, isFigure) {
+			continue // nothing measured: no empty entry in the legend
+		}
 		data := make([]opts.BarData, len(s.Values))
 		for i, v := range s.Values {
 			data[i] = opts.BarData{Value: value(v)}
@@ -88,7 +104,7 @@ type xySeries struct {
 	YAxis int
 }
 
-// window is a shaded span of the x axis: a backup running.
+// window is a shaded span of the x axis: a backup running, the ramp-up.
 type window struct {
 	Name       string
 	Start, End float64
@@ -99,6 +115,8 @@ type window struct {
 // distinct x axis, as compact rows ([x, y1, y2…]): a study's hundreds of
 // second-by-second series keep the page small.
 func lineChart(title, source, xName, yName, y2Name string, series []xySeries, windows []window) Chart {
+	// A series with nothing measured would only be an empty entry in the legend.
+	series = slices.DeleteFunc(slices.Clone(series), func(s xySeries) bool { return !slices.ContainsFunc(s.Y, isFigure) })
 	// The x axis spans the data; from 0 when nothing is before 0 (no ramp-up).
 	var xMin any = 0
 	for _, s := range series {
@@ -108,10 +126,10 @@ func lineChart(title, source, xName, yName, y2Name string, series []xySeries, wi
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(common(title, source, yName),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "value", Min: xMin, Max: "dataMax"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName, Type: "value", Min: xMin, Max: "dataMax", NameLocation: "middle", NameGap: 26}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside"}))...)
 	if y2Name != "" {
-		line.ExtendYAxis(opts.YAxis{Name: y2Name, Type: "value", AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}})
+		line.ExtendYAxis(yAxis(y2Name))
 	}
 	// A short series (a transfer of a second or two) shows its points, or a lone
 	// point would not show at all.
@@ -135,8 +153,13 @@ func lineChart(title, source, xName, yName, y2Name string, series []xySeries, wi
 			d = sets[k]
 		}
 		d.cols = append(d.cols, s.Y)
+		// A line on the right-hand axis is dashed, so it is not read on the left one.
+		style := opts.LineStyle{Width: 1.5}
+		if s.YAxis == 1 {
+			style.Type = "dashed"
+		}
 		options := []charts.SeriesOpts{charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(points <= 60), YAxisIndex: s.YAxis}),
-			charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5}), charts.WithDatasetIndex(k),
+			charts.WithLineStyleOpts(style), charts.WithDatasetIndex(k),
 			charts.WithEncodeOpts(opts.Encode{X: 0, Y: len(d.cols)})}
 		if i == 0 && len(windows) > 0 {
 			pairs := make([][]opts.MarkAreaData, len(windows))
@@ -153,6 +176,35 @@ func lineChart(title, source, xName, yName, y2Name string, series []xySeries, wi
 		line.AddDataset(opts.Dataset{Source: rows(d.x, d.cols)})
 	}
 	return Chart{Title: title, Option: option(line), Height: 380}
+}
+
+// categoryLines draws a line per series over categories (user counts: 1, 2, 3,
+// 5, 8… equally spaced, as the papers draw a sweep); Y holds a value per category,
+// NaN where none was measured (a gap). A series with YAxis 1 goes on the right-hand
+// axis, dashed.
+func categoryLines(title, source, xName, yName, y2Name string, categories []string, series []xySeries) Chart {
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(common(title, source, yName), charts.WithXAxisOpts(xAxis(xName, "category")))...)
+	if y2Name != "" {
+		line.ExtendYAxis(yAxis(y2Name))
+	}
+	line.SetXAxis(categories)
+	for _, s := range series {
+		if !slices.ContainsFunc(s.Y, isFigure) {
+			continue
+		}
+		data := make([]opts.LineData, len(s.Y))
+		for i, v := range s.Y {
+			data[i] = opts.LineData{Value: value(v)}
+		}
+		style := opts.LineStyle{Width: 2}
+		if s.YAxis == 1 {
+			style.Type = "dashed"
+		}
+		line.AddSeries(s.Name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), YAxisIndex: s.YAxis, ConnectNulls: opts.Bool(true)}),
+			charts.WithLineStyleOpts(style))
+	}
+	return Chart{Title: title, Option: option(line), Height: 420}
 }
 
 // rows writes a dataset's source as JSON rows [x, y1, y2…], each y with the digits
@@ -187,6 +239,9 @@ func appendFigure(b []byte, v float64) []byte {
 		return strconv.AppendFloat(b, v, 'g', 4, 64)
 	}
 }
+
+// isFigure tells a measured figure from a gap (NaN, ±Inf).
+func isFigure(v float64) bool { return value(v) != "-" }
 
 // value is a figure as ECharts takes it: "-" for a missing value, which leaves a gap.
 func value(v float64) any {

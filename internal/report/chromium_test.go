@@ -46,7 +46,7 @@ func chromiumBinary() string {
 // chromiumArgs is the command line that opens pageURL headless with the network
 // blocked, prints the DOM after scripts ran on stdout, logs console messages on
 // stderr and, when screenshotPath is not "", writes a PNG there.
-func chromiumArgs(userDataDir, pageURL, screenshotPath string) []string {
+func chromiumArgs(userDataDir, pageURL, screenshotPath, window string) []string {
 	args := []string{
 		"--headless",   // the "new" headless mode: the only one this Chromium has
 		"--no-sandbox", // we are root
@@ -70,7 +70,7 @@ func chromiumArgs(userDataDir, pageURL, screenshotPath string) []string {
 		//   [pid:tid:MMDD/HHMMSS.micros:INFO:CONSOLE:8] "Uncaught Error: boom", source: file:///x.html (8)
 		"--enable-logging=stderr",
 		"--v=0",
-		"--window-size=" + chromiumWindow,
+		"--window-size=" + window,
 		"--virtual-time-budget=" + chromiumVirtualTime,
 		"--dump-dom",
 	}
@@ -93,6 +93,12 @@ func chromiumArgs(userDataDir, pageURL, screenshotPath string) []string {
 // written there. The test is skipped only when no Chromium is in PATH; any
 // failure to run it fails the test. No browser process outlives the call.
 func openInChromium(t *testing.T, htmlPath, screenshotPath string) (dom string, console []string) {
+	t.Helper()
+	return openInChromiumAt(t, htmlPath, screenshotPath, chromiumWindow)
+}
+
+// openInChromiumAt is openInChromium with a viewport of window ("width,height").
+func openInChromiumAt(t *testing.T, htmlPath, screenshotPath, window string) (dom string, console []string) {
 	t.Helper()
 	bin := chromiumBinary()
 	if bin == "" {
@@ -122,7 +128,7 @@ func openInChromium(t *testing.T, htmlPath, screenshotPath string) (dom string, 
 	home := t.TempDir() // a fresh profile, and nothing written to the real home
 	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, chromiumArgs(filepath.Join(home, "profile"), pageURL, screenshotPath)...)
+	cmd := exec.CommandContext(ctx, bin, chromiumArgs(filepath.Join(home, "profile"), pageURL, screenshotPath, window)...)
 	cmd.Dir = home
 	cmd.Env = append(os.Environ(),
 		"HOME="+home,
@@ -429,3 +435,53 @@ func TestChromiumChartsWithCanvas(t *testing.T) {
 		t.Errorf("got %v, want map[a:true b:false]", got)
 	}
 }
+
+// TestReportLayoutInChromium opens the report of a two-target study (a user sweep,
+// memory and CPU variants, storage profiles, backups and a noisy neighbour) at two
+// widths: no table may be wider than its container or run past the page's edge,
+// and every chart, every choice of every picker included, must have drawn series
+// with something in them (testdata/layout-check.js, run after the page's script).
+func TestReportLayoutInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	check, err := os.ReadFile(filepath.Join("testdata", "layout-check.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, build(t, fixtureTwoTargets)); err != nil {
+		t.Fatal(err)
+	}
+	// After the page's own script: the last </body> (the inlined ECharts holds one in a string).
+	page := b.String()
+	end := strings.LastIndex(page, "</body>")
+	html := page[:end] + "<script>" + string(check) + "</script>\n" + page[end:]
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []int{1000, 1400} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			dom, console := openInChromiumAt(t, path, "", strconv.Itoa(width)+",1000")
+			if len(console) > 0 {
+				t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
+			}
+			lines := strings.Split(chromiumPreText(t, dom, "layout-check"), "\n")
+			last := lines[len(lines)-1]
+			if !strings.HasPrefix(last, "checked ") || strings.HasPrefix(last, "checked 0 tables") || strings.HasSuffix(last, " 0 charts") {
+				t.Fatalf("the layout check did not run over the report; it says: %.300q", last)
+			}
+			t.Log(last)
+			for _, p := range lines[:len(lines)-1] {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// fixtureTwoTargets is a real two-target study's results store, made by
+// bench/reportshot.sh (kept with its second argument): two managed PostgreSQL
+// targets, one limited to one CPU and 256MB, 1 warehouse, a user sweep, memory and
+// CPU variants, storage profiles, backups and a noisy neighbour.
+const fixtureTwoTargets = "testdata/twotargets"

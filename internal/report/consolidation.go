@@ -100,8 +100,9 @@ func consolidationSection(srcs []*Source) *Section {
 					continue
 				}
 				var x, y []float64
+				// The timed window only: after it the users stop, a drop to zero.
 				for _, s := range in.Run.Timeline {
-					if s.T > 0 {
+					if s.T > 0 && float64(s.T) <= in.Run.Config.DurationSeconds {
 						x, y = append(x, float64(s.T)), append(y, s.TPM)
 					}
 				}

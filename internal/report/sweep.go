@@ -4,80 +4,230 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/storbench/storbench/internal/study"
 )
 
-// sweepSections are the papers' user-sweep charts: throughput per user step, TPM
-// per user, CPU per step and latency per step, one series per configuration.
-func sweepSections(series []*Series) []*Section {
-	if len(series) == 0 {
-		return nil
+// Where the sweep charts' figures come from, said once for the charts and tables
+// (NOPM and TPM: throughputSource, a database counter or the client's count).
+const (
+	p95Source  = "client-measured (HdrHistogram)"
+	awaitSrc   = "/proc/diskstats: average per I/O, reads and writes"
+	cpuSource  = "/proc/stat, mean over the timed window"
+)
+
+// experimentTitles name a section after its experiment's kind.
+var experimentTitles = map[string]string{
+	study.UserSweep: "User sweep", study.MemorySweep: "Memory variants", study.CPUSweep: "CPU variants",
+	study.Replication: "Replication", kindRun: "Runs",
+}
+
+// experiment is the series of one experiment (of every source: the same
+// experiment of two studies is compared; single runs make one experiment): the
+// charts compare them and nothing else, so bars of different experiments never
+// share an axis.
+type experiment struct {
+	name, kind string
+	series     []*Series
+}
+
+// experiments groups the series by experiment, in their first order.
+func experiments(series []*Series) []*experiment {
+	var out []*experiment
+	for _, s := range series {
+		step := s.Points[0].Steps[0].Step
+		name := step.Experiment
+		if step.Kind == kindRun {
+			name = ""
+		}
+		i := slices.IndexFunc(out, func(e *experiment) bool { return e.name == name && e.kind == step.Kind })
+		if i < 0 {
+			out = append(out, &experiment{name: name, kind: step.Kind})
+			i = len(out) - 1
+		}
+		out[i].series = append(out[i].series, s)
 	}
+	return out
+}
+
+// sweepSections are the papers' charts of the TPROC-C experiments, one section per
+// experiment: a user sweep as lines per user count, one per configuration, with
+// the New-Order p95 and the data disk's latency on the right-hand axis; variants
+// (memory, CPUs) measured at one user count as grouped bars; and the experiment's
+// own rows of the per-step table.
+func sweepSections(series []*Series) []*Section {
+	var sections []*Section
+	ids := map[string]int{}
+	for _, e := range experiments(series) {
+		id := "tpcc"
+		if e.name != "" {
+			id += "-" + sectionID(e.name)
+		}
+		if ids[id]++; ids[id] > 1 {
+			id += "-" + strconv.Itoa(ids[id])
+		}
+		title := experimentTitles[e.kind]
+		if title == "" {
+			title = e.kind
+		}
+		if e.name != "" {
+			title += ": " + e.name
+		}
+		sec := &Section{ID: id, Title: title, Intro: []string{"NOPM and TPM over each step's timed window: " + throughputSource(e.series, "tpm_db") + " (the database's counters are HammerDB's view); the table also gives storbench's own client count. New-Order response time as the client measured it; the data disk's average time per I/O (/proc/diskstats: I/O time ÷ I/Os, an average, not a percentile), and the per-I/O 99th percentile where storbench traced the block layer (bpftrace); CPU shares of all CPUs from /proc/stat on the database's host."}}
+		if len(allUsers(e.series)) > 1 {
+			sec.Blocks = sweepLines(e.series)
+		} else {
+			sec.Blocks = variantBars(e.series)
+		}
+		sec.Blocks = append(sec.Blocks, Block{Table: stepTable(e.series)})
+		sections = append(sections, sec)
+	}
+	return sections
+}
+
+// sectionID keeps the letters, digits and dashes of a name, for an HTML id.
+func sectionID(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// figure is one of a point's figures, for the charts.
+type figure func(*Point) Stat
+
+func has(series []*Series, f figure) bool {
+	for _, s := range series {
+		for i := range s.Points {
+			if f(&s.Points[i]).N > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// repeatedNote says what a point of repeated steps shows.
+func repeatedNote(series []*Series) string {
+	if maxRepeats(series) > 1 {
+		return "; repeats: the mean"
+	}
+	return ""
+}
+
+// sweepLines are a user sweep's charts: a line per configuration over the user
+// counts, the left axis a throughput, the right a latency (dashed), as the papers
+// draw them.
+func sweepLines(series []*Series) []Block {
+	repeated := repeatedNote(series)
 	users := allUsers(series)
 	cats := make([]string, len(users))
 	for i, u := range users {
 		cats[i] = strconv.Itoa(u)
 	}
-	bars := func(title, source, yName string, f func(*Point) Stat) Chart {
-		var bs []barSeries
+	lines := func(name string, f figure, axis int) []xySeries {
+		var out []xySeries
 		for _, s := range series {
-			vs := make([]float64, len(users))
+			l := xySeries{Name: s.Name + " " + name, YAxis: axis, Y: make([]float64, len(users))}
 			for i, u := range users {
-				vs[i] = math.NaN()
+				l.Y[i] = math.NaN()
 				if p := s.at(u); p != nil && f(p).N > 0 {
-					vs[i] = f(p).Mean
+					l.Y[i] = f(p).Mean
 				}
 			}
-			bs = append(bs, barSeries{Name: s.Name, Values: vs})
+			out = append(out, l)
 		}
-		return barChart(title, source, "users", yName, cats, bs)
+		return out
 	}
-	has := func(f func(*Point) Stat) bool {
-		for _, s := range series {
-			for i := range s.Points {
-				if f(&s.Points[i]).N > 0 {
-					return true
+	nopm := func(p *Point) Stat { return p.NOPMDB }
+	tpm := func(p *Point) Stat { return p.TPMDB }
+	p95 := func(p *Point) Stat { return p.NewOrderP95 }
+	await := func(p *Point) Stat { return p.IOAwait }
+	p99 := func(p *Point) Stat { return p.IOP99 }
+	idle := func(p *Point) Stat { return p.CPUIdle }
+	iowait := func(p *Point) Stat { return p.CPUIOWait }
+	blocks := []Block{{Chart: ptr(categoryLines("NOPM and New-Order p95 per user count",
+		"NOPM: "+throughputSource(series, "nopm_db")+"; dashed, right: New-Order p95, client-measured"+repeated, "users", "NOPM", "p95 ms", cats,
+		append(lines("NOPM", nopm, 0), lines("p95 ms", p95, 1)...)))}}
+	tpmLines, right, source := lines("TPM", tpm, 0), "", "TPM: "+throughputSource(series, "tpm_db")
+	if has(series, await) {
+		tpmLines, right, source = append(tpmLines, lines("avg I/O ms", await, 1)...), "ms per I/O", source+"; dashed, right: data disk, average per I/O (diskstats)"
+	}
+	if has(series, p99) {
+		tpmLines, right, source = append(tpmLines, lines("p99 I/O ms", p99, 1)...), "ms per I/O", source+" and p99 (bpftrace)"
+	}
+	blocks = append(blocks, Block{Chart: ptr(categoryLines("TPM and the data disk's latency per user count", source+repeated, "users", "TPM", right, cats, tpmLines))})
+	if has(series, idle) {
+		blocks = append(blocks, Block{Chart: ptr(categoryLines("% CPU idle and iowait per user count", cpuSource+"; dashed, right: iowait"+repeated,
+			"users", "% idle", "% iowait", cats, append(lines("% idle", idle, 0), lines("% iowait", iowait, 1)...)))})
+	}
+	return blocks
+}
+
+// variantBars are the charts of an experiment measured at one user count: grouped
+// bars per variant (memory, CPUs), one bar per target; without variants, one bar
+// per configuration.
+func variantBars(series []*Series) []Block {
+	repeated := repeatedNote(series)
+	// A series' ID is target/experiment[/variant]: the variant is the category,
+	// the rest names the bar.
+	var cats, names []string
+	variantOf := func(s *Series) (name, cat string) {
+		parts := strings.SplitN(s.ID, "/", 3)
+		if len(parts) < 3 {
+			return s.Name, strconv.Itoa(s.Points[0].Users) + " users"
+		}
+		return strings.Replace(s.Name, "/"+parts[2], "", 1), parts[2]
+	}
+	for _, s := range series {
+		name, cat := variantOf(s)
+		if !slices.Contains(cats, cat) {
+			cats = append(cats, cat)
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	xName := "variant"
+	if len(cats) == 1 {
+		xName = ""
+	}
+	bars := func(title, source, yName string, f figure) Block {
+		var bs []barSeries
+		for _, n := range names {
+			vs := make([]float64, len(cats))
+			for i := range vs {
+				vs[i] = math.NaN()
+			}
+			for _, s := range series {
+				if name, cat := variantOf(s); name == n && f(&s.Points[0]).N > 0 {
+					vs[slices.Index(cats, cat)] = f(&s.Points[0]).Mean
 				}
 			}
+			bs = append(bs, barSeries{Name: n, Values: vs})
 		}
-		return false
+		return Block{Chart: ptr(barChart(title, source+repeated, xName, yName, cats, bs))}
 	}
-	repeated := ""
-	if maxRepeats(series) > 1 {
-		repeated = "; repeated steps: the mean (the tables give the range)"
+	users := strconv.Itoa(series[0].Points[0].Users)
+	blocks := []Block{
+		bars("NOPM at "+users+" users", throughputSource(series, "nopm_db")+" (New-Orders committed per minute)", "NOPM", func(p *Point) Stat { return p.NOPMDB }),
+		bars("TPM at "+users+" users", throughputSource(series, "tpm_db")+" (commits + rollbacks per minute)", "TPM", func(p *Point) Stat { return p.TPMDB }),
+		bars("New-Order p95 response time at "+users+" users", p95Source, "ms", func(p *Point) Stat { return p.NewOrderP95 }),
 	}
-
-	throughput := &Section{ID: "throughput", Title: "Throughput per user step",
-		Intro: []string{"NOPM and TPM from the database's counters over each step's timed window (HammerDB's view); the table also gives storbench's own client count" + repeated + "."}}
-	throughput.Blocks = []Block{
-		{Chart: ptr(bars("NOPM per user step", throughputSource(series, "nopm_db")+" (New-Orders committed per minute)"+repeated, "NOPM", func(p *Point) Stat { return p.NOPMDB }))},
-		{Chart: ptr(bars("TPM per user step", throughputSource(series, "tpm_db")+" (commits + rollbacks per minute)"+repeated, "TPM", func(p *Point) Stat { return p.TPMDB }))},
-		{Chart: ptr(bars("TPM per user", throughputSource(series, "tpm_db")+" TPM ÷ virtual users"+repeated, "TPM per user", func(p *Point) Stat { return p.TPMPerUser }))},
-		{Table: stepTable(series)},
+	if f := func(p *Point) Stat { return p.IOAwait }; has(series, f) {
+		blocks = append(blocks, bars("Average I/O latency of the data disk at "+users+" users", awaitSrc, "ms", f))
 	}
-	sections := []*Section{throughput}
-
-	cpu := &Section{ID: "cpu", Title: "CPU per user step",
-		Intro: []string{"Shares of all CPUs over each step's timed window, from /proc/stat on the database's host: the papers' '% CPU idle' (Perfmon) and the time waiting for I/O."}}
-	if has(func(p *Point) Stat { return p.CPUIdle }) {
-		cpu.Blocks = append(cpu.Blocks,
-			Block{Chart: ptr(bars("% CPU idle per user step", "/proc/stat, mean over the timed window"+repeated, "% idle", func(p *Point) Stat { return p.CPUIdle }))},
-			Block{Chart: ptr(bars("% CPU iowait per user step", "/proc/stat, mean over the timed window"+repeated, "% iowait", func(p *Point) Stat { return p.CPUIOWait }))})
+	if f := func(p *Point) Stat { return p.CPUIdle }; has(series, f) {
+		blocks = append(blocks, bars("% CPU idle at "+users+" users", cpuSource, "% idle", f))
 	}
-	sections = append(sections, cpu)
-
-	latency := &Section{ID: "latency", Title: "Latency per user step",
-		Intro: []string{"New-Order response time as the client measured it; the data disk's average time per I/O (/proc/diskstats: I/O time ÷ I/Os, an average, not a percentile); and the per-I/O 99th percentile where storbench traced the block layer (bpftrace)."}}
-	latency.Blocks = append(latency.Blocks,
-		Block{Chart: ptr(bars("New-Order p95 response time per user step", "client-measured (HdrHistogram)"+repeated, "ms", func(p *Point) Stat { return p.NewOrderP95 }))})
-	if has(func(p *Point) Stat { return p.IOAwait }) {
-		latency.Blocks = append(latency.Blocks,
-			Block{Chart: ptr(bars("Average I/O latency per user step (data disk)", "/proc/diskstats: average per I/O, reads and writes"+repeated, "ms", func(p *Point) Stat { return p.IOAwait }))})
-	}
-	if has(func(p *Point) Stat { return p.IOP99 }) {
-		latency.Blocks = append(latency.Blocks,
-			Block{Chart: ptr(bars("99th percentile I/O latency per user step (data disk)", "bpftrace, block layer: per-I/O percentile"+repeated, "ms", func(p *Point) Stat { return p.IOP99 }))})
-	}
-	return append(sections, latency)
+	return blocks
 }
 
 // stepTable lists every point of every series with its figures and their sources.

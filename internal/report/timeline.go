@@ -32,11 +32,20 @@ func timelineSection(srcs []*Source) *Section {
 		Blocks: []Block{{Picker: p}}}
 }
 
-// runCharts are one run's three charts: throughput, disk rates, latency.
+// runCharts are one run's three charts: throughput, disk rates, latency. They cover
+// the ramp-up (shaded) and the timed window, and stop at its end: what follows is
+// the users stopping, a drop to zero that says nothing of the storage.
 func runCharts(run *driver.Result) []Chart {
 	var t, tpm, nopm, errs []float64
 	anyErrors := false
+	end := run.Config.DurationSeconds
+	if end <= 0 {
+		end = math.Inf(1) // a result that does not say: all of it
+	}
 	for _, s := range run.Timeline {
+		if float64(s.T) > end {
+			continue
+		}
 		t = append(t, float64(s.T))
 		tpm, nopm, errs = append(tpm, s.TPM), append(nopm, s.NOPM), append(errs, float64(s.Errors))
 		anyErrors = anyErrors || s.Errors > 0
@@ -47,9 +56,23 @@ func runCharts(run *driver.Result) []Chart {
 		series = append(series, xySeries{Name: "errors per second", X: t, Y: errs, YAxis: 1})
 		y2 = "errors/s"
 	}
-	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60", "s", "per minute", y2, series, nil)
-	disks, latency := diskCharts(run.System, nil)
+	var ramp []window
+	if run.Config.RampSeconds > 0 {
+		ramp = []window{{Name: "ramp-up", Start: -run.Config.RampSeconds, End: 0}}
+	}
+	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60; shaded: ramp-up", "s", "per minute", y2, series, ramp)
+	disks, latency := diskCharts(within(run.System, end), ramp)
 	return []Chart{throughput, disks, latency}
+}
+
+// within is the system report with the samples up to end seconds only.
+func within(sys *metrics.Report, end float64) *metrics.Report {
+	if sys == nil {
+		return nil
+	}
+	cut := *sys
+	cut.Samples = slices.DeleteFunc(slices.Clone(sys.Samples), func(s metrics.Sample) bool { return s.T > end })
+	return &cut
 }
 
 // diskCharts draw the sampled disks' rates and latencies over time; windows shade
