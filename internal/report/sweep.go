@@ -13,9 +13,9 @@ import (
 // Where the sweep charts' figures come from, said once for the charts and tables
 // (NOPM and TPM: throughputSource, a database counter or the client's count).
 const (
-	p95Source  = "client-measured (HdrHistogram)"
-	awaitSrc   = "/proc/diskstats: average per I/O, reads and writes"
-	cpuSource  = "/proc/stat, mean over the timed window"
+	p95Source = "client-measured (HdrHistogram)"
+	awaitSrc  = "/proc/diskstats: average per I/O, reads and writes"
+	cpuSource = "/proc/stat, mean over the timed window"
 )
 
 // experimentTitles name a section after its experiment's kind.
