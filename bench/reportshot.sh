@@ -2,14 +2,19 @@
 # The README's picture of a report (docs/report.png), from a real run: a small study
 # of two managed PostgreSQL targets on this machine's disk (one limited to one CPU
 # and 256MB), 1 warehouse, with a user sweep, memory and CPU variants, backups and a
-# noisy neighbour, windows of seconds; then storbench report, and headless Chromium
+# noisy neighbour, 30 s windows (the shortest the report's findings name a winner by); then storbench report, and headless Chromium
 # (network blocked, as internal/report/chromium_test.go opens reports) screenshots the
-# top of the page at 1280 px. Takes about five minutes.
+# top of the page at 1280 px. Takes about fifteen minutes.
 # Usage: bash bench/reportshot.sh [PNG, default docs/report.png] [directory to keep the results store in]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 png=$(realpath -m "${1:-docs/report.png}")
 keep=${2:-}
+# The results are copied into a new directory only: nothing of the user's is overwritten.
+if [ -n "$keep" ] && [ -e "$keep" ]; then
+  echo "$keep exists: give a directory that does not exist yet to keep the results in" >&2
+  exit 2
+fi
 chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$chromium" ]; then
   echo "no Chromium in PATH: apt-get install -y --no-upgrade chromium" >&2
@@ -24,7 +29,7 @@ SB=$work/storbench
 go build -o "$SB" ./cmd/storbench
 cat >"$work/study.yaml" <<EOF
 name: two-targets
-description: two PostgreSQL targets on one disk, the second limited to one CPU and 256MB; 1 warehouse, windows of seconds
+description: two PostgreSQL targets on one disk, the second limited to one CPU and 256MB; 1 warehouse, 30 s windows
 targets:
   - name: fast
     path: $target/fast
@@ -39,19 +44,19 @@ experiments:
     kind: user-sweep
     users: [1, 2, 4]
     ramp: 2s
-    duration: 8s
+    duration: 30s
   - name: memory
     kind: memory-sweep
     memory: [192MB, 512MB]
     users: [2]
     ramp: 2s
-    duration: 6s
+    duration: 30s
   - name: cpus
     kind: cpu-sweep
     cpus: ["0", "0-1"]
     users: [2]
     ramp: 2s
-    duration: 6s
+    duration: 30s
   - name: profiles
     kind: storage-profiles
     profiles: [hcibench-4k-70r]
@@ -67,14 +72,13 @@ experiments:
     instance_memory: 128MB
     users: 1
     ramp: 1s
-    duration: 8s
+    duration: 30s
     baseline: true
     noisy: {instances: 1, interval: 3s, cycles: 2}
 EOF
 "$SB" study run "$work/study.yaml" --results "$target/results" >"$work/log" 2>&1 || { tail -20 "$work/log" >&2; exit 1; }
 "$SB" report "$target/results" -o "$work/report.html"
 if [ -n "$keep" ]; then
-  rm -rf "$keep"
   mkdir -p "$keep"
   # The results alone: the base images and backups stay behind.
   cp -r "$target/results/"{.storbench-study,study.yaml,plan.json,environment.json,steps} "$keep/"
