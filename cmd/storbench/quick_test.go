@@ -175,11 +175,15 @@ func TestRunSQLiteDefaultMode(t *testing.T) {
 	}
 }
 
-// TestQuickWindowsLongEnough: quick's user sweep measures over windows the report
-// names a winner by, with PostgreSQL and with SQLite.
+// TestQuickWindowsLongEnough: by default quick's user sweep measures over windows
+// the report names a winner by, with PostgreSQL and with SQLite.
 func TestQuickWindowsLongEnough(t *testing.T) {
+	def, err := time.ParseDuration(quickCmd().Flags().Lookup("duration").DefValue)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sqlite := range []bool{false, true} {
-		file, err := quickStudyFile("/tmp/q", true, sqlite)
+		file, err := quickStudyFile("/tmp/q", true, sqlite, def)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
@@ -294,21 +295,22 @@ var quickStudy string
 
 var quickTemplate = template.Must(template.New("quick.yaml").Parse(quickStudy))
 
-// quickStudyFile is quick's study file for path; its sweep measures over the
-// report's CounterWindow, the shortest window the report names a winner by.
-func quickStudyFile(path string, fio, sqlite bool) ([]byte, error) {
+// quickStudyFile is quick's study file for path; its sweep measures over window
+// (by default the report's CounterWindow, the shortest it names a winner by).
+func quickStudyFile(path string, fio, sqlite bool, window time.Duration) ([]byte, error) {
 	var file bytes.Buffer
 	err := quickTemplate.Execute(&file, struct {
 		Path        string
 		Fio, SQLite bool
 		Profile     quickProfile
 		Window      time.Duration
-	}{path, fio, sqlite, theQuickProfile, report.CounterWindow})
+	}{path, fio, sqlite, theQuickProfile, window})
 	return file.Bytes(), err
 }
 
 func quickCmd() *cobra.Command {
 	var dir string
+	var window time.Duration
 	c := &cobra.Command{
 		Use:   "quick",
 		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
@@ -319,7 +321,9 @@ missing one is most often a disk not mounted); quick says which filesystem and d
 PATH is on before measuring. Without PostgreSQL's server binaries the database is the
 embedded SQLite, a file in PATH/sqlite (users 1, 2, 4 in sql mode, its best), and the
 fio profile runs beside the study (PATH/storage.json); a STORBENCH_PG_BINDIR without
-them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
+them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume. Each user
+step measures a --duration window (30s by default: over a shorter one the database's
+counters lag, and the report's findings name no winner).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			// Only PostgreSQL's absence falls back to SQLite; a STORBENCH_PG_BINDIR that
@@ -328,12 +332,15 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 			if errors.Is(pgErr, input.ErrInvalid) {
 				return pgErr
 			}
+			if err := driver.CheckDuration("--", window); err != nil {
+				return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+			}
 			abs, err := quickPath(c, dir)
 			if err != nil {
 				return err
 			}
 			_, fioErr := fio.FindFio()
-			file, err := quickStudyFile(abs, fioErr == nil, pgErr != nil)
+			file, err := quickStudyFile(abs, fioErr == nil, pgErr != nil, window)
 			if err != nil {
 				return err
 			}
@@ -386,6 +393,7 @@ them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume.`,
 			return nil
 		},
 	}
+	c.Flags().DurationVar(&window, "duration", report.CounterWindow, "timed window of each user step (under 30s the report's findings name no winner)")
 	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test, made if its parent exists: the database goes to PATH/pg (SQLite: PATH/sqlite), results to PATH/results")
 	return c
 }

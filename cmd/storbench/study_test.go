@@ -37,7 +37,7 @@ func TestQuickAndResults(t *testing.T) {
 		t.Skip("starts PostgreSQL and runs fio")
 	}
 	dir := diskTempDir(t, "quick-test-")
-	code, out, errOut := storbench(t, "quick", "--path", dir)
+	code, out, errOut := storbench(t, "quick", "--duration", "5s", "--path", dir)
 	if code != 0 {
 		t.Fatalf("quick: exit %d\n%s%s", code, out, errOut)
 	}
@@ -105,7 +105,7 @@ func TestQuickSQLite(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	dir := diskTempDir(t, "quick-sqlite-test-")
-	code, quick, errOut := storbenchWithoutPostgres(t, "quick", "--path", dir)
+	code, quick, errOut := storbenchWithoutPostgres(t, "quick", "--duration", "5s", "--path", dir)
 	if code != 0 || !strings.Contains(quick, "embedded SQLite") {
 		t.Fatalf("quick: exit %d\n%s%s", code, quick, errOut)
 	}
@@ -124,7 +124,7 @@ func TestQuickSQLite(t *testing.T) {
 		t.Errorf("fio is installed, but quick on SQLite ran no storage profile:\n%s", quick)
 	}
 	// A second quick starts from a fresh file in its own directory.
-	if code, out, errOut := storbenchWithoutPostgres(t, "quick", "--path", dir); code != 0 {
+	if code, out, errOut := storbenchWithoutPostgres(t, "quick", "--duration", "5s", "--path", dir); code != 0 {
 		t.Fatalf("second quick: exit %d\n%s%s", code, out, errOut)
 	}
 	// A directory quick did not make is left alone.
