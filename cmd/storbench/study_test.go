@@ -74,7 +74,7 @@ func TestQuickAndResults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("quick wrote no report: %v", err)
 	}
-	for _, id := range []string{"findings", "throughput", "cpu", "latency", "timeline", "storage-profiles", "backup-restore", "audit", "environment"} {
+	for _, id := range []string{"findings", "tpcc-sweep", "timeline", "storage-profiles", "backup-restore", "audit", "environment"} {
 		if !strings.Contains(string(html), `<section id="`+id+`">`) {
 			t.Errorf("the quick study's report has no %s section", id)
 		}
