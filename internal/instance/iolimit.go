@@ -62,10 +62,16 @@ func (l IOLimit) String() string {
 
 // ParseIOLimit reads --io-limit: a preset's name (IOPresets) or
 // "riops=N,wiops=N,rbps=SIZE,wbps=SIZE" (any subset; SIZE per second, e.g. 100MB).
-func ParseIOLimit(s string) (IOLimit, error) { return ParseIOLimitOf("--io-limit", s) }
+func ParseIOLimit(s string) (IOLimit, error) {
+	l, err := ParseIOLimitOf("--io-limit", s)
+	if err != nil {
+		return IOLimit{}, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+	}
+	return l, nil
+}
 
 // ParseIOLimitOf is ParseIOLimit for a setting named so in its errors (a study's
-// io_limit).
+// io_limit), which the caller reports as an input error.
 func ParseIOLimitOf(setting, s string) (IOLimit, error) {
 	if p, ok := presetNamed(strings.TrimSpace(s)); ok {
 		return p, nil
@@ -101,7 +107,7 @@ func ParseIOLimitOf(setting, s string) (IOLimit, error) {
 			err = fmt.Errorf("unknown key %q", key)
 		}
 		if err != nil {
-			return IOLimit{}, fmt.Errorf("%w: %s %q: %v (use riops=N,wiops=N,rbps=100MB,wbps=100MB or a preset)", input.ErrInvalid, setting, s, err)
+			return IOLimit{}, fmt.Errorf("%s %q: %v (use riops=N,wiops=N,rbps=100MB,wbps=100MB or a preset)", setting, s, err)
 		}
 	}
 	return l, nil

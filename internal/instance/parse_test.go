@@ -61,8 +61,10 @@ func TestParseIOLimitPreset(t *testing.T) {
 	if got.Label() != "aws-gp3" || got.Values() != "riops=3000,wiops=3000,rbps=125MB,wbps=125MB" {
 		t.Errorf("label %q, values %q", got.Label(), got.Values())
 	}
-	_, err = ParseIOLimitOf("io_limit", "aws-gp9")
-	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "io_limit \"aws-gp9\"") || !strings.Contains(err.Error(), "azure-p30") {
+	if _, err = ParseIOLimitOf("io_limit", "aws-gp9"); err == nil || !strings.HasPrefix(err.Error(), "io_limit \"aws-gp9\"") || !strings.Contains(err.Error(), "azure-p30") {
 		t.Errorf("unknown preset: %v", err)
+	}
+	if _, err = ParseIOLimit("aws-gp9"); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "--io-limit") {
+		t.Errorf("unknown preset on the command line: %v", err)
 	}
 }
