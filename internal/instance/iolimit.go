@@ -124,12 +124,17 @@ type IOThrottle struct {
 // I/O a process issues itself, not the buffered writes the kernel writes back later.
 func (t IOThrottle) Partial() bool { return t.Cgroup == 1 }
 
-// Mechanism says which I/O the throttle holds back, for the limits and the report.
-func (t IOThrottle) Mechanism() string {
+// Throttles says what holds the I/O back and which I/O it holds.
+func (t IOThrottle) Throttles() string {
 	if t.Partial() {
-		return fmt.Sprintf("I/O limit %s on disk %s by cgroup v1 blkio: reads and direct/synchronous writes only, buffered writeback NOT throttled (partial emulation)", t.Limit, t.Device)
+		return "cgroup v1 blkio: reads and direct/synchronous writes only, buffered writeback NOT throttled (partial emulation)"
 	}
-	return fmt.Sprintf("I/O limit %s on disk %s by cgroup v%d io.max: reads and writes, buffered writeback included", t.Limit, t.Device, t.Cgroup)
+	return fmt.Sprintf("cgroup v%d io.max: reads and writes, buffered writeback included", t.Cgroup)
+}
+
+// Mechanism is the throttle in the instance's limit lines.
+func (t IOThrottle) Mechanism() string {
+	return fmt.Sprintf("I/O limit %s on disk %s by %s", t.Limit, t.Device, t.Throttles())
 }
 
 // diskOf returns the "major:minor" of the whole disk holding path: cgroup v1 throttles
