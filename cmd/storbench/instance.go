@@ -117,7 +117,7 @@ logs in --wal-path; --replica-of is for postgres only.`,
 	f.StringVar(&spec.WALPath, "wal-path", "", "directory for the write-ahead log (mariadb: redo and binary logs), on another target (default: with the data)")
 	f.StringVar(&memory, "memory", "", "memory of the instance, e.g. 2GB (default: engine defaults, no limit)")
 	f.StringVar(&spec.CPUs, "cpus", "", "CPUs the instance may use, e.g. 0-1 (default: all)")
-	f.StringVar(&ioLimit, "io-limit", "", "throttle the data disk to emulate slower storage: riops=N,wiops=N,rbps=100MB,wbps=100MB (any subset; needs cgroups)")
+	f.StringVar(&ioLimit, "io-limit", "", "throttle the data disk to emulate slower storage: riops=N,wiops=N,rbps=100MB,wbps=100MB (any subset) or a preset such as aws-gp3 (docs/io-limits.md; needs cgroups)")
 	f.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	f.StringVar(&spec.Name, "name", "", "instance name (default: from --path)")
 	f.IntVar(&spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")

@@ -50,6 +50,8 @@ type State struct {
 	Limits []string `json:"limits"`
 	// Cgroup is the cgroup's name when one holds the instance.
 	Cgroup string `json:"cgroup,omitempty"`
+	// IOThrottle is how IOLimit was put in force at the last start (nil: not).
+	IOThrottle *IOThrottle `json:"io_throttle,omitempty"`
 	// Password is that of the user the DSN names, for an engine whose server asks for
 	// one (mariadb); random, kept only here (the state file is 0600).
 	Password string `json:"password,omitempty"`

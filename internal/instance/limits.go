@@ -24,6 +24,7 @@ import (
 // database from the host's page cache and a storage test is not I/O-bound. Backends
 // forked later inherit both from the server's main process.
 func applyLimits(st *State, pid int, groupName string) (applied []string, group string) {
+	st.IOThrottle = nil
 	if st.MemoryBytes == 0 && st.CPUs == "" && st.IOLimit.Zero() {
 		return []string{"no memory, CPU or I/O limit asked"}, ""
 	}
@@ -49,7 +50,12 @@ func applyLimits(st *State, pid int, groupName string) (applied []string, group 
 				}
 			}
 			if err == nil {
-				return append(applied, g.Applied()...), groupName
+				applied = append(applied, g.Applied()...)
+				if len(limits.IO) > 0 {
+					st.IOThrottle = &IOThrottle{Limit: st.IOLimit, Device: limits.IO[0].Device, Cgroup: int(g.Version())}
+					applied = append(applied, st.IOThrottle.Mechanism())
+				}
+				return applied, groupName
 			}
 			// Some processes are in the group, some not: say so; Stop removes it.
 			return append(applied, fmt.Sprintf("LIMITS PARTLY APPLIED: %v: restart the instance", err)), groupName

@@ -218,8 +218,8 @@ func (r Resolver) nodes(label string, dirs []string, depth int) (resolution, err
 	return res, nil
 }
 
-// loop follows a loop device to the disks of its backing file. Without one the loop's
-// own diskstats line is the best figure there is, so it is reported as the disk.
+// loop reports a loop device and follows it to the disks of its backing file, if any.
+// Without a backing file the loop's own diskstats line is the only figure there is.
 func (r Resolver) loop(dir, name string, depth int) (resolution, error) {
 	backing, err := readSysfs(filepath.Join(dir, "loop", "backing_file"))
 	if err != nil || backing == "" {
@@ -242,8 +242,18 @@ func (r Resolver) loop(dir, name string, depth int) (resolution, error) {
 	if err != nil {
 		return resolution{}, err
 	}
-	res := resolution{devs: p.Devices, chain: name + " → " + backing + " → " + p.Chain}
-	if p.Note != "" {
+	// The loop device is a block device of its own: its figures are the filesystem's
+	// I/O as issued, the backing disk's (when there is one) what reached the disk
+	// through the backing file's page cache. A backing file on tmpfs has no disk.
+	res, err := r.disk(dir, name)
+	if err != nil {
+		return resolution{}, err
+	}
+	res.devs = append(res.devs, p.Devices...)
+	res.chain = name + " → " + backing + " → " + p.Chain
+	if len(p.Devices) == 0 {
+		res.notes = append(res.notes, fmt.Sprintf("%s's backing file %s is on %s, which has no disk: figures are the loop device's own", name, backing, p.FSType))
+	} else if p.Note != "" {
 		res.notes = append(res.notes, p.Note)
 	}
 	return res, nil

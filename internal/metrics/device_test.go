@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/testsupport/looptest"
 	"golang.org/x/sys/unix"
 )
 
@@ -261,7 +262,7 @@ func TestDeviceLoop(t *testing.T) {
 	f.path("/var/img/disk.img", "254:1")
 
 	p := f.resolve("/mnt/img0/pg", "data")
-	checkPlacement(t, p, []BlockDevice{{"vda", 254, 0}}, "loop0 → /var/img/disk.img → vda1 → vda", "")
+	checkPlacement(t, p, []BlockDevice{{"loop0", 7, 0}, {"vda", 254, 0}}, "loop0 → /var/img/disk.img → vda1 → vda", "")
 	checkMount(t, p, "/mnt/img0", "ext4", "/dev/loop0")
 	checkPlacement(t, f.resolve("/mnt/img1/pg", "data"), []BlockDevice{{"loop1", 7, 1}}, "loop1",
 		"loop1 has no backing file")
@@ -494,5 +495,28 @@ func TestDeviceRealMachine(t *testing.T) {
 	}
 	if !slices.ContainsFunc(p.Devices, func(d BlockDevice) bool { return counted[d] }) {
 		t.Errorf("none of %v is in /proc/diskstats", p.Devices)
+	}
+}
+
+// TestResolveLoopOnTmpfs: a filesystem on a real loop device whose backing file lies
+// on a tmpfs (no disk under it) is still on a block device: the loop device itself is
+// reported, and the resolution says the backing file has no disk.
+func TestResolveLoopOnTmpfs(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "storbench-loop-")
+	if err != nil {
+		t.Skipf("no /dev/shm here: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(shm) })
+	d := looptest.MountIn(t, shm, 32<<20)
+	p, err := NewResolver().Resolve(d.Dir, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := BlockDevice{Name: d.Name, Major: d.Major, Minor: d.Minor}
+	if !slices.Equal(p.Devices, []BlockDevice{want}) {
+		t.Errorf("%s (loop over %s on tmpfs) resolves to %+v (chain %q, note %q), want the loop device %+v", d.Dir, d.Backing, p.Devices, p.Chain, p.Note, want)
+	}
+	if !strings.Contains(p.Chain, d.Name+" → "+d.Backing) || !strings.Contains(p.Note, "tmpfs") {
+		t.Errorf("chain %q, note %q: want the loop's backing file and that tmpfs has no disk", p.Chain, p.Note)
 	}
 }

@@ -92,8 +92,12 @@ func environmentSection(srcs []*Source) *Section {
 				num(c.RampSeconds, 0), num(c.DurationSeconds, 0), c.Mode, inputsOf(c), schemaOf(c), c.Version})
 		}
 	}
-	for _, t := range []*Table{machines, targets, runs} {
-		if len(t.Rows) > 0 {
+	io := ioLimitsTable(srcs)
+	if io != nil && slices.ContainsFunc(io.Rows, func(row []string) bool { return strings.Contains(row[len(row)-1], "partial emulation") }) {
+		sec.Intro = append(sec.Intro, "I/O limits under cgroup v1 are a PARTIAL EMULATION of slower storage: the kernel throttles reads and direct or synchronous writes (WAL flushes, O_DIRECT), not the buffered writes it writes back later (checkpoints, data file flushes), so those series may be faster than the volume they name would be. cgroup v2 io.max throttles writeback too.")
+	}
+	for _, t := range []*Table{machines, targets, io, runs} {
+		if t != nil && len(t.Rows) > 0 {
 			sec.Blocks = append(sec.Blocks, Block{Table: t})
 		}
 	}
@@ -118,6 +122,31 @@ func environmentSection(srcs []*Source) *Section {
 		}
 	}
 	return sec
+}
+
+// ioLimitsTable lists the I/O limits the steps ran under, one row per series and
+// throttle, with the disk and what the cgroup version throttles; nil when none did.
+func ioLimitsTable(srcs []*Source) *Table {
+	t := &Table{Title: "I/O limits", Columns: []string{"source", "steps", "limit", "disk", "throttled by"}}
+	seen := map[string]bool{}
+	for _, src := range srcs {
+		for i := range src.Steps {
+			r := &src.Steps[i]
+			th := r.IOThrottle
+			if th == nil {
+				continue
+			}
+			row := []string{src.Label, repeatPart.ReplaceAllString(r.Step.ID, ""), th.Limit.String(), th.Device, th.Throttles()}
+			if key := strings.Join(row, "\x00"); !seen[key] {
+				seen[key] = true
+				t.Rows = append(t.Rows, row)
+			}
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
 }
 
 // inputsOf names a run's input rules; a result from before they had names ran the

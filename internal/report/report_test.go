@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -561,5 +562,46 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIOLimitsShown: io-sweep steps make series named by their limit, a target's own
+// limit is added to its series' name, and the environment lists each throttle with
+// the disk and what its cgroup version holds back, v1 marked as partial emulation.
+func TestIOLimitsShown(t *testing.T) {
+	srcs, err := Load([]string{fixtureStore})
+	must(t, err)
+	src := srcs[0]
+	run := src.Steps[0].Run
+	gp3, own := instance.IOLimit{Preset: "aws-gp3", ReadIOPS: 3000, WriteIOPS: 3000}, instance.IOLimit{ReadIOPS: 500}
+	src.Steps = append(src.Steps,
+		study.StepResult{Step: study.Step{Seq: 90, ID: "slow/io/io=aws-gp3/users=1/rep=1", Target: "slow", Experiment: "io", Kind: study.IOSweep, IOLimit: &gp3, Users: 1, Repeat: 1},
+			Run: run, IOThrottle: &instance.IOThrottle{Limit: gp3, Device: "254:0", Cgroup: 1}},
+		study.StepResult{Step: study.Step{Seq: 91, ID: "slow/sweep/users=1/rep=1", Target: "slow", Experiment: "sweep", Kind: study.UserSweep, Users: 1, Repeat: 1},
+			Run: run, IOThrottle: &instance.IOThrottle{Limit: own, Device: "254:0", Cgroup: 2}})
+	var names []string
+	for _, s := range sweeps(srcs) {
+		names = append(names, s.Name)
+	}
+	for _, want := range []string{"slow/io/io=aws-gp3", "slow/sweep [io riops=500]"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no series %q in %q", want, names)
+		}
+	}
+	env := environmentSection(srcs)
+	var text bytes.Buffer
+	for _, b := range env.Blocks {
+		if b.Table != nil && b.Table.Title == "I/O limits" {
+			must(t, b.Table.WriteText(&text))
+		}
+	}
+	for _, want := range []string{"slow/io/io=aws-gp3", "aws-gp3 (riops=3000,wiops=3000)", "254:0", "cgroup v1 blkio: reads and direct/synchronous writes only",
+		"slow/sweep", "cgroup v2 io.max: reads and writes, buffered writeback included"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the environment's I/O limits table lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(strings.Join(env.Intro, " "), "PARTIAL EMULATION") {
+		t.Errorf("the environment does not mark cgroup v1 limits as partial emulation: %q", env.Intro)
 	}
 }

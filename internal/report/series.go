@@ -62,7 +62,7 @@ func statOf(values []float64) Stat {
 }
 
 // sweepKinds are the step kinds whose runs make user sweeps.
-var sweepKinds = []string{study.UserSweep, study.MemorySweep, study.CPUSweep, study.Replication, kindRun}
+var sweepKinds = []string{study.UserSweep, study.MemorySweep, study.CPUSweep, study.IOSweep, study.Replication, kindRun}
 
 // repeatPart is what varies inside one series: the users and the repeat.
 var repeatPart = regexp.MustCompile(`/users=\d+/rep=\d+$`)
@@ -79,7 +79,7 @@ func sweeps(srcs []*Source) []*Series {
 				continue
 			}
 			id := repeatPart.ReplaceAllString(r.Step.ID, "")
-			name := qualified(srcs, src, id)
+			name := qualified(srcs, src, id) + ioLimitName(r)
 			if host := targetHost(src, r.Step.Target); host != "" {
 				name += " @ " + host
 			}
@@ -100,6 +100,15 @@ func sweeps(srcs []*Source) []*Series {
 		sort.Slice(s.Points, func(i, j int) bool { return s.Points[i].Users < s.Points[j].Users })
 	}
 	return out
+}
+
+// ioLimitName is " [io LIMIT]" for a step run under its target's I/O limit: an
+// io-sweep's steps name theirs in their IDs already.
+func ioLimitName(r *study.StepResult) string {
+	if r.IOThrottle == nil || r.Step.IOLimit != nil {
+		return ""
+	}
+	return " [io " + r.IOThrottle.Limit.Label() + "]"
 }
 
 // targetHost is an external target's host as its environment recorded it ("": a

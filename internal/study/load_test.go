@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/yamlfile/yamlfiletest"
 )
 
@@ -616,4 +618,40 @@ func TestParseCosts(t *testing.T) {
 // costs2 appends lines to the costs block's configuration.
 func costs2(with func(old, new string) string, lines string) string {
 	return with("        - {item: server, price: 100}\n", "        - {item: server, price: 100}\n"+lines)
+}
+
+// TestParseIOLimits: a managed target's io_limit and an io-sweep's io_limits are read
+// by the instance package's parser (a preset, its values, or a mapping), and each
+// limit is a variant of its own, named by its preset or its values in the step IDs.
+func TestParseIOLimits(t *testing.T) {
+	s := mustParse(t, edit("path: /mnt/nvme", "path: /mnt/nvme\n    io_limit: {riops: 3000, wbps: 125MB}")+`  - kind: io-sweep
+    users: 1
+    io_limits: [aws-gp3, "riops=500,wiops=500", {riops: 1000}]
+`)
+	if got, want := s.Targets[0].IOLimit.IOLimit, (instance.IOLimit{ReadIOPS: 3000, WriteBPS: 125 << 20}); got != want {
+		t.Errorf("target io_limit = %+v, want %+v", got, want)
+	}
+	var ids []string
+	for _, st := range Plan(s) {
+		if st.Kind == IOSweep {
+			ids = append(ids, st.ID+" "+st.IOLimit.Values())
+		}
+	}
+	want := []string{
+		"nvme/io-sweep/io=aws-gp3/users=1/rep=1 riops=3000,wiops=3000,rbps=125MB,wbps=125MB",
+		"nvme/io-sweep/io=riops=500,wiops=500/users=1/rep=1 riops=500,wiops=500",
+		"nvme/io-sweep/io=riops=1000/users=1/rep=1 riops=1000",
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("io-sweep steps:\n%s\nwant\n%s", strings.Join(ids, "\n"), strings.Join(want, "\n"))
+	}
+
+	sweep := minimal + "  - kind: io-sweep\n    users: 1\n    io_limits: "
+	parseFails(t, sweep+"[]\n", 12, "the io-sweep experiment has no I/O limits (add io_limits:")
+	parseFails(t, sweep+"[aws-gp3, AWS-GP3]\n", 12, "I/O limit aws-gp3 is listed twice")
+	parseFails(t, sweep+"[aws-gp9]\n", 12, `io_limit "aws-gp9": "aws-gp9" is not key=value nor a preset (aws-gp3, `)
+	parseFails(t, sweep+"[{riops: 0}]\n", 12, `io_limit "riops=0": riops must be positive`)
+	parseFails(t, sweep+"[{iops: 5}]\n", 12, `io_limit "iops=5": unknown key "iops"`)
+	parseFails(t, strings.Replace(minimal, "    path: /mnt/nvme", "    kind: external\n    dsn: postgres://db1/tpcc\n    io_limit: aws-gp3", 1), 6,
+		"io_limit is for managed targets (storbench throttles only the servers it runs")
 }

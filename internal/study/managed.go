@@ -27,6 +27,7 @@ import (
 type managedTarget struct{}
 
 // managedKeys are the keys only a managed target reads.
+// (io_limit too, refused apart on an external target with its own reason.)
 var managedKeys = []string{"engine", "path", "wal_path", "memory", "cpus", "replica"}
 
 func (managedTarget) manages() bool { return true }
@@ -121,6 +122,9 @@ func (managedTarget) describe(t Target) string {
 	if t.CPUs != "" {
 		parts = append(parts, "cpus "+t.CPUs)
 	}
+	if !t.IOLimit.Zero() {
+		parts = append(parts, "io "+t.IOLimit.String())
+	}
 	if t.Replica != nil {
 		mode := "async"
 		if t.Replica.Sync {
@@ -146,7 +150,7 @@ func (managedTarget) prepare(ctx context.Context, t *target) error {
 		if err != nil {
 			return err
 		}
-		t.dsn = st.DSN()
+		t.started(st)
 	}
 	return t.ensureBase(ctx)
 }
@@ -154,7 +158,7 @@ func (managedTarget) prepare(ctx context.Context, t *target) error {
 func (managedTarget) ready(ctx context.Context, t *target, v variant, restore bool) error {
 	if v != t.current {
 		// A new variant is a new instance on the same storage, given the base image.
-		fmt.Fprintf(t.log, "target %s: instance with memory %d MiB, cpus %q\n", t.spec.Name, v.memory>>20, v.cpus)
+		fmt.Fprintf(t.log, "target %s: instance with memory %d MiB, cpus %q, io limit %q\n", t.spec.Name, v.memory>>20, v.cpus, v.io)
 		if err := t.reg.Destroy(ctx, t.name); err != nil {
 			return err
 		}
@@ -167,7 +171,7 @@ func (managedTarget) ready(ctx context.Context, t *target, v variant, restore bo
 	if err != nil {
 		return err
 	}
-	t.dsn = st.DSN()
+	t.started(st)
 	// A new instance holds nothing yet: it gets the base image even with restore: never.
 	if (restore || t.empty) && !t.pristine {
 		start := time.Now()
@@ -202,6 +206,7 @@ func (managedTarget) environment(ctx context.Context, t *target, env TargetEnv) 
 // the study file says.
 func (managedTarget) limits(t *target, allow bool, res *StepResult) error {
 	res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
+	res.IOThrottle = t.ioThrottle
 	missing := t.unapplied()
 	if len(missing) == 0 {
 		return nil
@@ -248,7 +253,8 @@ func (t *target) resume(ctx context.Context) error {
 		// A restore cut short leaves a data directory the server will not start on.
 		if st, err := t.reg.Start(ctx, t.name); err == nil {
 			fmt.Fprintf(t.log, "target %s: instance from an earlier run started\n", t.spec.Name)
-			t.current, t.limits, t.dsn = variant{memory: st.MemoryBytes, cpus: st.CPUs}, st.Limits, st.DSN()
+			t.current = variant{memory: st.MemoryBytes, cpus: st.CPUs, io: st.IOLimit}
+			t.started(st)
 			return nil
 		}
 	}
@@ -259,8 +265,8 @@ func (t *target) resume(ctx context.Context) error {
 // create makes the instance for a variant (the server's settings follow its memory).
 func (t *target) create(ctx context.Context, v variant) error {
 	spec := instance.Spec{Name: t.name, Engine: t.spec.Engine, Path: t.spec.Path, WALPath: t.spec.WALPath,
-		MemoryBytes: v.memory, CPUs: v.cpus, MaxConnections: driver.ServerConnections(t.maxUsers)}
-	st, warnings, err := t.reg.Create(ctx, spec)
+		MemoryBytes: v.memory, CPUs: v.cpus, IOLimit: v.io, MaxConnections: driver.ServerConnections(t.maxUsers)}
+	_, warnings, err := t.reg.Create(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -270,8 +276,14 @@ func (t *target) create(ctx context.Context, v variant) error {
 	for _, w := range warnings {
 		fmt.Fprintf(t.log, "target %s: warning: %s\n", t.spec.Name, w)
 	}
-	t.current, t.limits, t.empty = v, st.Limits, true
+	t.current, t.empty = v, true
 	return nil
+}
+
+// started notes what a start of the instance put in force: its limits are applied by
+// each start, not by create.
+func (t *target) started(st *instance.State) {
+	t.dsn, t.limits, t.ioThrottle = st.DSN(), st.Limits, st.IOThrottle
 }
 
 // baseRecordName is the base image's record, beside it in the store.

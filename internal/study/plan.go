@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -21,11 +22,12 @@ type Step struct {
 	Experiment string `json:"experiment"`
 	Kind       string `json:"kind"`
 
-	// The instance variant the step needs (memory-sweep, cpu-sweep, replication):
+	// The instance variant the step needs (memory-sweep, cpu-sweep, io-sweep, replication):
 	// zero values are the target's own settings.
-	Memory      int64  `json:"memory_bytes,omitempty"`
-	CPUs        string `json:"cpus,omitempty"`
-	WithReplica bool   `json:"with_replica,omitempty"`
+	Memory      int64             `json:"memory_bytes,omitempty"`
+	CPUs        string            `json:"cpus,omitempty"`
+	IOLimit     *instance.IOLimit `json:"io_limit,omitempty"`
+	WithReplica bool              `json:"with_replica,omitempty"`
 
 	// A TPROC-C run (user-sweep, memory-sweep, cpu-sweep, replication).
 	Users    int           `json:"users,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/instance/cgroup"
 	_ "github.com/storbench/storbench/internal/instance/postgres"
 )
 
@@ -363,6 +364,70 @@ func TestStudyConsolidation(t *testing.T) {
 	for _, f := range cmdlines {
 		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), dir) {
 			t.Errorf("process left: %s", strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}
+
+const ioStudy = `name: io
+targets:
+  - name: slow
+    path: DIR/slow
+    io_limit: {riops: 2000, wiops: 2000}
+workload:
+  warehouses: 1
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: 1
+    ramp: 1s
+    duration: 2s
+  - name: io
+    kind: io-sweep
+    users: 1
+    ramp: 1s
+    duration: 2s
+    io_limits: [azure-p10, {riops: 800, wiops: 800}]
+metrics:
+  io_latency: "off"
+`
+
+// A target's io_limit and each io-sweep variant run on an instance throttled so, and
+// each step records the limit, the disk and the cgroup version that held it.
+func TestStudyIOLimits(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	v, err := cgroup.Support()
+	if err != nil {
+		t.Skipf("no cgroups here: %v", err)
+	}
+	dir := t.TempDir()
+	file := []byte(strings.ReplaceAll(ioStudy, "DIR", dir))
+	s, err := Parse("io.yaml", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "results")
+	if err := Run(context.Background(), s, file, results, Options{Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := (&Store{Dir: results}).Steps()
+	if err != nil || len(steps) != 3 {
+		t.Fatalf("%d steps stored (%v)", len(steps), err)
+	}
+	want := map[string]string{
+		"slow/sweep/users=1/rep=1":                     "riops=2000,wiops=2000",
+		"slow/io/io=azure-p10/users=1/rep=1":           "azure-p10 (riops=500,wiops=500,rbps=95.36MB,wbps=95.36MB)",
+		"slow/io/io=riops=800,wiops=800/users=1/rep=1": "riops=800,wiops=800",
+	}
+	for _, r := range steps {
+		th := r.IOThrottle
+		if th == nil || th.Limit.String() != want[r.Step.ID] || th.Cgroup != int(v) || th.Device == "" {
+			t.Errorf("step %s ran with I/O throttle %+v, want %s by %v", r.Step.ID, th, want[r.Step.ID], v)
+		}
+		if !strings.Contains(strings.Join(r.Notes, " "), "blkio.throttle.read_iops_device=") && !strings.Contains(strings.Join(r.Notes, " "), "io.max=") {
+			t.Errorf("step %s: the limits read back from the cgroup are not in its notes: %q", r.Step.ID, r.Notes)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/cost"
+	"github.com/storbench/storbench/internal/instance"
 )
 
 // Study is a study file.
@@ -54,6 +55,8 @@ type Target struct {
 	Memory  Size     `yaml:"memory"` // 0: engine defaults
 	CPUs    string   `yaml:"cpus"`   // e.g. "0-1"
 	Replica *Replica `yaml:"replica"`
+	// IOLimit throttles the instance's data disk, as instance create --io-limit does.
+	IOLimit IOLimit `yaml:"io_limit"`
 
 	// External targets: the DSN without its password, which comes from the named
 	// environment variable (never written to results), and node_exporter's URL for
@@ -117,6 +120,8 @@ type Experiment struct {
 	Memory []Size `yaml:"memory"`
 	// cpu-sweep: the instance's CPU set for each variant.
 	CPUs []string `yaml:"cpus"`
+	// io-sweep: the instance's I/O limit for each variant.
+	IOLimits []IOLimit `yaml:"io_limits"`
 
 	// storage-profiles: fio profiles on each target's data (and WAL) path.
 	Profiles []string `yaml:"profiles"`
@@ -179,3 +184,7 @@ type Duration struct{ time.Duration }
 
 // Size is a YAML size such as 512MB or 2GB (powers of 1024).
 type Size struct{ Bytes int64 }
+
+// IOLimit is a YAML I/O limit: a preset's name (aws-gp3), the values as
+// instance create --io-limit takes them, or a mapping {riops: 3000, wbps: 125MB}.
+type IOLimit struct{ instance.IOLimit }

@@ -60,7 +60,9 @@ type StepResult struct {
 	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
 	// Checks are the consistency conditions verified on the database after a run.
 	Checks []CheckResult `json:"checks,omitempty"`
-	Notes  []string      `json:"notes,omitempty"`
+	// IOThrottle is how the managed instance's I/O limit was in force for the step.
+	IOThrottle *instance.IOThrottle `json:"io_throttle,omitempty"`
+	Notes      []string             `json:"notes,omitempty"`
 	// Error is why a failed step failed (failed steps are stored apart from the
 	// done ones, with what they measured before failing).
 	Error string `json:"error,omitempty"`

@@ -16,16 +16,21 @@ import (
 type variant struct {
 	memory int64
 	cpus   string
+	io     instance.IOLimit
 }
 
-// variantOf is the target's own configuration with the step's memory or CPU set.
+// variantOf is the target's own configuration with the step's memory, CPU set or I/O
+// limit.
 func variantOf(t *target, step Step) variant {
-	v := variant{memory: t.spec.Memory.Bytes, cpus: t.spec.CPUs}
+	v := variant{memory: t.spec.Memory.Bytes, cpus: t.spec.CPUs, io: t.spec.IOLimit.IOLimit}
 	if step.Memory > 0 {
 		v.memory = step.Memory
 	}
 	if step.CPUs != "" {
 		v.cpus = step.CPUs
+	}
+	if step.IOLimit != nil {
+		v.io = *step.IOLimit
 	}
 	return v
 }
@@ -43,8 +48,10 @@ type target struct {
 	name    string // the managed instance's name
 	dsn     string
 	current variant
-	// limits are the memory and CPU limits the instance runs with, as applied.
-	limits []string
+	// limits are the memory, CPU and I/O limits the instance runs with, as applied,
+	// and ioThrottle how its I/O limit was put in force (nil: none asked or applied).
+	limits     []string
+	ioThrottle *instance.IOThrottle
 	// empty: the instance was just created and holds no data yet.
 	empty bool
 	// pristine: the database holds the base image's data and no step has run on it.

@@ -49,6 +49,33 @@ func (s *Size) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// UnmarshalYAML reads an I/O limit with the instance package's parser: a mapping's
+// keys and values are its key=value pairs.
+func (l *IOLimit) UnmarshalYAML(n *yaml.Node) error {
+	text := n.Value
+	switch n.Kind {
+	case yaml.ScalarNode:
+	case yaml.MappingNode:
+		var parts []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if v.Kind != yaml.ScalarNode {
+				return yamlfile.Invalid(v, fmt.Sprintf("io_limit: %s is %s", k.Value, yamlfile.Describe(v)), "write a count or a size, e.g. riops: 3000 or wbps: 125MB")
+			}
+			parts = append(parts, k.Value+"="+v.Value)
+		}
+		text = strings.Join(parts, ",")
+	default:
+		return yamlfile.Invalid(n, "expected an I/O limit, got "+yamlfile.Describe(n), "write e.g. {riops: 3000, wiops: 3000} or a preset such as aws-gp3")
+	}
+	v, err := instance.ParseIOLimitOf("io_limit", text)
+	if err != nil {
+		return yamlfile.Refused(n, err)
+	}
+	l.IOLimit = v
+	return nil
+}
+
 // UnmarshalYAML reads a list of user counts, a single count, or a series:
 //
 //	users: [1, 2, 4, 8]

@@ -27,10 +27,17 @@ type Disk struct {
 // had here (a container without /dev/loop*, all of them taken).
 func Attach(t testing.TB, size int64) *Disk {
 	t.Helper()
+	return AttachIn(t, t.TempDir(), size)
+}
+
+// AttachIn is Attach with the backing file in dir, e.g. on a tmpfs (/dev/shm) to test
+// a loop device whose backing file lies on no disk.
+func AttachIn(t testing.TB, dir string, size int64) *Disk {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("not root: a loop device needs root")
 	}
-	backing := filepath.Join(t.TempDir(), "loop.img")
+	backing := filepath.Join(dir, "loop.img")
 	if err := os.WriteFile(backing, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +68,13 @@ func Attach(t testing.TB, size int64) *Disk {
 // background after the mount, where those writes would count with the test's.
 func Mount(t testing.TB, size int64) *Disk {
 	t.Helper()
-	d := Attach(t, size)
+	return MountIn(t, t.TempDir(), size)
+}
+
+// MountIn is Mount with the backing file in dir (see AttachIn).
+func MountIn(t testing.TB, dir string, size int64) *Disk {
+	t.Helper()
+	d := AttachIn(t, dir, size)
 	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0", d.Dev).CombinedOutput(); err != nil {
 		t.Skipf("no mkfs.ext4 here: %v: %s", err, strings.TrimSpace(string(out)))
 	}
