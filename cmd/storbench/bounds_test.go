@@ -121,6 +121,7 @@ func TestStudyBeyondFreeSpaceRefused(t *testing.T) {
 // CHECKPOINT (PostgreSQL 15: superuser or pg_checkpoint) builds a complete database;
 // the skipped checkpoint is a note in the build's output, not a failure after the load.
 func TestBuildWithoutCheckpointPrivilege(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
 	ctx := context.Background()
 	conn, err := srv.Connect(ctx, "tpcc")

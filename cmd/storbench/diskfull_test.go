@@ -25,10 +25,11 @@ func smallDisk(t *testing.T, mb int) string {
 }
 
 // managedInstance creates a PostgreSQL instance in path for the test (destroyed
-// after it, which must succeed) and returns its DSN.
+// after it, which must succeed) and returns its DSN. It is registered in the test
+// binary's own STORBENCH_HOME (TestMain), under a name no other test uses: tests
+// that use it can run in parallel, as none sets the environment.
 func managedInstance(t *testing.T, path, name string, flags ...string) string {
 	t.Helper()
-	t.Setenv("STORBENCH_HOME", t.TempDir())
 	code, out, errOut := storbench(t, append([]string{"instance", "create", "--path", path, "--name", name}, flags...)...)
 	if code != 0 {
 		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
@@ -50,6 +51,7 @@ func managedInstance(t *testing.T, path, name string, flags ...string) string {
 // TestDiskFull: a build that fills its storage stops with one line naming the
 // directory and its free space; nothing else on that storage is touched.
 func TestDiskFull(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("mounts a filesystem and builds")
 	}
@@ -113,6 +115,7 @@ func fillTo(t *testing.T, mnt string, free int64) string {
 // naming the directory and its free space; the part that ran is kept in --json,
 // marked, and nothing on that storage that storbench did not create is touched.
 func TestDiskFullDuringRun(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("mounts a filesystem, builds and runs")
 	}

@@ -19,7 +19,7 @@ import (
 // procedures, which would need storbench's functions, is refused with one line naming
 // --mode sql; and the run adds nothing to the database.
 func TestRunOnHammerDBBuild(t *testing.T) {
-	t.Setenv("STORBENCH_HOME", t.TempDir())
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
 	ctx := context.Background()
 	dsn := srv.DSN("tpcc")

@@ -13,7 +13,7 @@ import (
 // source, in the JSON and the text; a run without --inputs records the spec's and
 // has no such figure.
 func TestRunHammerDBInputs(t *testing.T) {
-	t.Setenv("STORBENCH_HOME", t.TempDir())
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	dir := t.TempDir()
 	dsn := "sqlite://" + filepath.Join(dir, "tpcc.db")
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {

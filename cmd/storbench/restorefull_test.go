@@ -15,6 +15,7 @@ import (
 // touching anything; the instance still runs on its data as it was, and the backup
 // can be restored once there is room.
 func TestRestoreTooBig(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("mounts a filesystem and restores")
 	}

@@ -23,7 +23,7 @@ WHERE i.indrelid = 'stock'::regclass AND i.indisprimary`
 // its key and its VACUUM FREEZE and CHECKPOINT; the hammerdb database passes every
 // consistency check and runs in both modes, each result naming its schema.
 func TestBuildHammerDBSchema(t *testing.T) {
-	t.Setenv("STORBENCH_HOME", t.TempDir())
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
 	ctx := context.Background()
 	must(t, srv.CreateDatabase(ctx, "spec"))
