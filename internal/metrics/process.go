@@ -348,3 +348,18 @@ func (sv *serverState) list(root string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// LocalServer is db's server, which runs on this host, for sampling by role: its
+// main process and that process's descendants.
+func LocalServer(ctx context.Context, db engine.Database) (Server, error) {
+	roles := engine.RolesOf(db.Engine())
+	sp, ok := db.(engine.ServerProcess)
+	if roles == nil || !ok {
+		return Server{}, fmt.Errorf("%s runs in storbench's own process, not a server's", db.Engine())
+	}
+	pid, err := sp.ServerPID(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	return Server{Roles: roles, Main: pid}, nil
+}
