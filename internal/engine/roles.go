@@ -9,8 +9,11 @@ import (
 // that its I/O can be summed per role: the backends reading pages that missed the
 // cache, the log writer, the checkpointer's bursts, a backup.
 type ProcessRoles interface {
-	// Roles are every role, in the order reports show them; the last is the one
-	// whatever cannot be told goes to.
+	// Roles are every role, in the order reports show them. The first is the
+	// clients' (connections, parallel workers): the I/O of a task that began and
+	// ended between two samples, never seen, counts under it, as such short-lived
+	// tasks are theirs. The last is the one a task whose role cannot be told counts
+	// under.
 	Roles() []string
 	// ByThread tells that the server is one process whose threads are told apart by
 	// their names (/proc/PID/task/TID/comm), not processes by their titles.

@@ -277,8 +277,8 @@ func (sv *serverState) observe(id taskID, name func() string, io ioCounters, del
 // ended forgets the tasks not seen this interval, whose I/O up to their last reading
 // is counted already; the rest of it (after that reading, until they ended) is in
 // their parents' counters (goneNow: what those grew by), and is shared among the
-// roles of the tasks that ended, by their number ("other" when none was seen: it
-// began and ended within the interval).
+// roles of the tasks that ended, by their number; when none of them was seen, the
+// tasks began and ended within the interval: the clients' (the first role).
 func (sv *serverState) ended(goneNow ioCounters, sums map[string]roleCounters) {
 	var counted ioCounters
 	endedRoles := map[string]int{}
@@ -299,8 +299,7 @@ func (sv *serverState) ended(goneNow ioCounters, sums map[string]roleCounters) {
 	}
 	roles := sv.Roles.Roles()
 	if n == 0 {
-		other := roles[len(roles)-1]
-		sums[other] = sums[other].plus(roleCounters{read: rest.read, write: rest.write})
+		sums[roles[0]] = sums[roles[0]].plus(roleCounters{read: rest.read, write: rest.write})
 		return
 	}
 	for role, k := range endedRoles {
