@@ -103,11 +103,11 @@ func Build(srcs []*Source, o Options) (*Report, error) {
 	if !single {
 		add(headlineSection(series))
 	}
-	add(sweepSections(series)...)
+	add(withRoleTable(sweepSections(series), series)...)
 	add(timelineSection(srcs))
 	add(profilesSection(srcs))
 	add(backupSection(srcs))
-	add(consolidationSection(srcs))
+	add(withConsolidationRoles(consolidationSection(srcs), srcs))
 	add(costs)
 	add(auditSection(srcs))
 	add(environmentSection(srcs))

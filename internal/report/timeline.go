@@ -49,7 +49,7 @@ func runCharts(run *driver.Result) []Chart {
 	}
 	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60", "s", "per minute", y2, series, nil)
 	disks, latency := diskCharts(run.System, nil)
-	return []Chart{throughput, disks, latency}
+	return []Chart{throughput, disks, latency, roleChart(run.System)}
 }
 
 // diskCharts draw the sampled disks' rates and latencies over time; windows shade
