@@ -102,7 +102,7 @@ func withRoleTable(sections []*Section, series []*Series) []*Section {
 func sweepRoleTable(series []*Series) *Table {
 	t := &Table{Title: "I/O by process role per user step", Keys: 3,
 		Columns: []string{"configuration", "users", "role", "read MB/s", "% of disk reads", "write MB/s", "% of disk writes"},
-		Notes: []string{rolesSource + "; % of the sampled disks' bytes over the same window (the rest: other processes, the kernel's writeback, or bytes counted when dirtied and written later); a figure of more than one run is their mean and [range]; roles without I/O are left out."}}
+		Notes:   []string{rolesSource + "; % of the sampled disks' bytes over the same window (the rest: other processes, the kernel's writeback, or bytes counted when dirtied and written later); a figure of more than one run is their mean and [range]; roles without I/O are left out."}}
 	for _, s := range series {
 		for _, p := range s.Points {
 			var order []string
