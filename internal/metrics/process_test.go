@@ -2,9 +2,11 @@ package metrics_test
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,6 +178,10 @@ func TestProcessIOColdReads(t *testing.T) {
 		t.Logf("%s: %.2f MB read, %.2f MB written", rt.Role, rt.ReadMB, rt.WriteMB)
 	}
 	t.Logf("disk read %.2f MB; client backends %.2f MB (%v%%)", diskMB, clients.ReadMB, deref(clients.ReadPctOfDisks))
+	// The shape docs/metrics.md documents.
+	if b, err := json.Marshal(r.Summary.ProcessIO[0]); err != nil || !strings.Contains(string(b), `{"role":"client_backends","read_mb":`) || !strings.Contains(string(b), `"read_pct_of_disks":`) {
+		t.Errorf("summary's process_io as JSON: %s (%v)", b, err)
+	}
 	if clients.ReadPctOfDisks == nil || *clients.ReadPctOfDisks < 90 || *clients.ReadPctOfDisks > 110 {
 		t.Errorf("client backends read %.2f MB, the disk %.2f MB: want within 10%%", clients.ReadMB, diskMB)
 	}
