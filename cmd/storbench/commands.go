@@ -120,8 +120,8 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 					if lease, err = useInstance(c, u); err != nil || mf.off {
 						return nil, err
 					}
-					targets, notes := mf.serverTargets(ctx, db, u)
-					mon, closeFile, err := mf.monitor(ctx, targets, db, notes, jsonPath, c.OutOrStdout())
+					targets, servers, notes := mf.serverTargets(ctx, db, u)
+					mon, closeFile, err := mf.monitor(ctx, targets, servers, db, notes, jsonPath, c.OutOrStdout())
 					if err != nil {
 						return nil, err
 					}

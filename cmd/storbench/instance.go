@@ -401,7 +401,14 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 	}
 	var mon *metrics.Monitor
 	if !a.metrics.off {
-		m, closeCSV, err := a.metrics.monitor(c.Context(), transferTargets(st, abs), nil, nil, a.jsonPath, c.OutOrStdout())
+		var servers []metrics.Server
+		var notes []string
+		if srv, err := reg.Server(a.name, ""); err == nil {
+			servers = append(servers, srv)
+		} else {
+			notes = append(notes, fmt.Sprintf("no I/O by process role: %v", err))
+		}
+		m, closeCSV, err := a.metrics.monitor(c.Context(), transferTargets(st, abs), servers, nil, notes, a.jsonPath, c.OutOrStdout())
 		if err != nil {
 			return err
 		}

@@ -42,34 +42,43 @@ func (f *metricsFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.csvPath, "metrics-csv", "", "write every sample to this CSV file as it is taken (default with --json F: F's name with .metrics.csv)")
 }
 
-// serverTargets asks a database on this host for its data and WAL directories; for
-// one elsewhere it says why this host's disks are not its own.
-func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u dburl.URL) ([]metrics.Target, []string) {
+// serverTargets asks a database on this host for its data and WAL directories and
+// its server's main process (whose processes' I/O is sampled by role); for one
+// elsewhere it says why this host's disks are not its own.
+func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u dburl.URL) ([]metrics.Target, []metrics.Server, []string) {
 	if f.host != "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	host, local := u.Local()
 	if !local {
-		return nil, []string{fmt.Sprintf("the database is on %s, not this host: CPU and memory are this host's (the client's); give --metrics-host for the database host's figures", host)}
+		return nil, nil, []string{fmt.Sprintf("the database is on %s, not this host: CPU and memory are this host's (the client's); give --metrics-host for the database host's figures", host)}
+	}
+	var servers []metrics.Server
+	var notes []string
+	if srv, err := metrics.LocalServer(ctx, db); err == nil {
+		servers = append(servers, srv)
+	} else {
+		notes = append(notes, fmt.Sprintf("no I/O by process role: %v", err))
 	}
 	st, err := db.Storage(ctx)
 	if err != nil {
 		if len(f.paths) > 0 {
-			return nil, nil
+			return nil, servers, notes
 		}
-		return nil, []string{fmt.Sprintf("no disk figures: %v; give --path DIR", err)}
+		return nil, servers, append(notes, fmt.Sprintf("no disk figures: %v; give --path DIR", err))
 	}
-	return []metrics.Target{{Path: st.Data, Role: "data", Reported: true}, {Path: st.WAL, Role: "wal", Reported: true}}, nil
+	return []metrics.Target{{Path: st.Data, Role: "data", Reported: true}, {Path: st.WAL, Role: "wal", Reported: true}}, servers, notes
 }
 
-// monitor prepares sampling of the targets and --path directories, and of db's
-// counters when db is not nil. The returned function ends the CSV file.
-func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
+// monitor prepares sampling of the targets and --path directories, the servers'
+// processes, and db's counters when db is not nil. The returned function ends the
+// CSV file.
+func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, servers []metrics.Server, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
 	if err := errors.Join(metrics.CheckInterval("--metrics-interval", f.interval), metrics.CheckIOLatency("--io-latency", f.latency)); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency, Database: db,
-		Targets: targets}
+		Targets: targets, Servers: servers}
 	for _, p := range f.paths {
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
 	}
@@ -142,6 +151,7 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 	ctx, out := c.Context(), c.OutOrStdout()
 	var observer engine.Observer
 	var targets []metrics.Target
+	var servers []metrics.Server
 	var notes []string
 	if dsn != "" {
 		u, err := engine.ParseDSN(dsn)
@@ -154,9 +164,9 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 		}
 		defer db.Close()
 		observer = db
-		targets, notes = f.serverTargets(ctx, db, u)
+		targets, servers, notes = f.serverTargets(ctx, db, u)
 	}
-	mon, closeCSV, err := f.monitor(ctx, targets, observer, notes, jsonPath, out)
+	mon, closeCSV, err := f.monitor(ctx, targets, servers, observer, notes, jsonPath, out)
 	if err != nil {
 		return err
 	}

@@ -93,5 +93,15 @@ func (s *Sample) fields() []field {
 			field{"db_checkpoints", strconv.FormatInt(d.Checkpoints, 10)}, field{"db_temp_mb_s", fixed(d.TempMBps, 3)},
 			field{"db_fsyncs_s", fixed(d.FsyncsPerSec, 1)}, field{"db_data_write_mb_s", fixed(d.DataWriteMBps, 3)})
 	}
+	for _, r := range s.ProcessIO {
+		p := "proc_" + r.Role + "_"
+		if r.Server != "" {
+			p = "proc_" + r.Server + "_" + r.Role + "_"
+		}
+		fs = append(fs, field{p + "read_mb_s", fixed(r.ReadMBps, 3)}, field{p + "write_mb_s", fixed(r.WriteMBps, 3)})
+		if r.IODelayPct != nil {
+			fs = append(fs, field{p + "io_delay_pct", fixed(*r.IODelayPct, 1)})
+		}
+	}
 	return fs
 }

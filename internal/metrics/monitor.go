@@ -42,6 +42,9 @@ type Config struct {
 	MaxClockSkew time.Duration
 	// Database, when set, is sampled for its own counters.
 	Database engine.Observer
+	// Servers are database servers on this host whose processes' I/O is sampled
+	// by role (not with Host: their processes are on that host).
+	Servers []Server
 	// IOLatency is "auto" (trace per-I/O latency when possible), "on" (fail when not
 	// possible) or "off".
 	IOLatency string
@@ -181,6 +184,17 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("%w: --io-latency on: %v", input.ErrInvalid, err)
 		default:
 			m.sampler.Note("per-I/O latency not available: %v (disk figures are per-interval averages; no percentile is derived from them)", err)
+		}
+	}
+	if len(cfg.Servers) > 0 {
+		procs, note, err := NewProcesses(cfg.ProcRoot, cfg.Servers)
+		if err != nil {
+			return err
+		}
+		m.sampler.Add("process_io", procs)
+		m.report.Sources["process_io"] = processSource
+		if note != "" {
+			m.sampler.Note("%s", note)
 		}
 	}
 	cpu, err := NewCPU(cfg.ProcRoot)

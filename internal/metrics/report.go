@@ -51,6 +51,16 @@ func WriteText(out io.Writer, r *Report, window string) {
 			thousands(d.CommitsPerSec), thousands(d.RollbacksPerSec), d.BufferHitPct, d.WALMBps, d.Checkpoints, d.TempMBps,
 			thousands(d.FsyncsPerSec), d.DataWriteMBps)
 	}
+	for _, t := range s.ProcessIO {
+		if t.ReadMB == 0 && t.WriteMB == 0 {
+			continue
+		}
+		who := t.Role
+		if t.Server != "" {
+			who = t.Server + " " + t.Role
+		}
+		fmt.Fprintf(out, "  I/O of %s: %.1f MB read%s, %.1f MB written%s (/proc/PID/io)\n", who, t.ReadMB, pctText(t.ReadPctOfDisks), t.WriteMB, pctText(t.WritePctOfDisks))
+	}
 	if c := r.Clock; c != nil && c.FirstSkewMs != nil {
 		fmt.Fprintf(out, "  clock of %s: %+.1f ms from this machine's at the first scrape (+: ahead), at most %.1f ms apart; samples placed within ±%.1f ms (half the worst scrape round trip)\n",
 			c.Host, *c.FirstSkewMs, *c.MaxAbsSkewMs, c.MaxRoundTripMs/2)
@@ -58,6 +68,14 @@ func WriteText(out io.Writer, r *Report, window string) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(out, "  note: %s\n", n)
 	}
+}
+
+// pctText is a role's share of the disks' bytes, when known.
+func pctText(pct *float64) string {
+	if pct == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%.0f%% of the disks')", *pct)
 }
 
 // thousands formats a rate rounded to a whole number with thousands separators.

@@ -14,6 +14,8 @@ type Summary struct {
 	Disks    []Disk    `json:"disks,omitempty"`
 	Latency  []Latency `json:"io_latency,omitempty"`
 	Database *Database `json:"database,omitempty"`
+	// ProcessIO is each role's I/O over the window, beside the disks' total.
+	ProcessIO []RoleTotal `json:"process_io,omitempty"`
 }
 
 // inWindow tells whether most of a sample's interval lies in (from, to]: its
@@ -44,6 +46,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 	var db engine.Activity
 	var dbSeconds float64
 	var haveDB bool
+	roles := roleSums{}
 	for i := range samples {
 		s := &samples[i]
 		if !inWindow(s, from, to) {
@@ -80,6 +83,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 		if s.Database != nil {
 			db, dbSeconds, haveDB = db.Plus(s.Database.delta), dbSeconds+s.Database.seconds, true
 		}
+		roles.add(s.ProcessIO)
 	}
 	if haveCPU {
 		sum.CPU = cpuShares(cpu)
@@ -98,5 +102,61 @@ func Summarize(samples []Sample, from, to float64) Summary {
 	if haveDB {
 		sum.Database = databaseFigures(db, dbSeconds)
 	}
+	var disksRead, disksWritten uint64
+	for _, d := range sum.Disks {
+		disksRead, disksWritten = disksRead+d.delta.ReadSectors*SectorBytes, disksWritten+d.delta.WriteSectors*SectorBytes
+	}
+	sum.ProcessIO = roles.totals(len(sum.Disks) > 0, disksRead, disksWritten)
 	return sum
+}
+
+// roleSums adds up the roles' intervals, in their first order.
+type roleSums struct {
+	order []roleKey
+	sums  map[roleKey]*roleSum
+}
+
+type roleKey struct{ server, role string }
+
+type roleSum struct {
+	d       roleCounters
+	seconds float64
+	delay   bool
+}
+
+func (r *roleSums) add(ios []RoleIO) {
+	if r.sums == nil {
+		r.sums = map[roleKey]*roleSum{}
+	}
+	for _, io := range ios {
+		k := roleKey{io.Server, io.Role}
+		rs := r.sums[k]
+		if rs == nil {
+			rs = &roleSum{delay: true}
+			r.sums[k] = rs
+			r.order = append(r.order, k)
+		}
+		rs.d, rs.seconds, rs.delay = rs.d.plus(io.delta), rs.seconds+io.seconds, rs.delay && io.IODelayPct != nil
+	}
+}
+
+// totals are the roles' figures over the window; with disk figures, each role's
+// share of the bytes the disks read and wrote.
+func (r *roleSums) totals(haveDisks bool, disksRead, disksWritten uint64) []RoleTotal {
+	var out []RoleTotal
+	share := func(part, whole uint64) *float64 {
+		if !haveDisks || whole == 0 {
+			return nil
+		}
+		pct := 100 * float64(part) / float64(whole)
+		return &pct
+	}
+	for _, k := range r.order {
+		rs := r.sums[k]
+		f := roleFigures(k.server, k.role, 0, rs.d, rs.seconds, rs.delay)
+		out = append(out, RoleTotal{Server: k.server, Role: k.role, ReadMB: float64(rs.d.read) / 1e6, WriteMB: float64(rs.d.write) / 1e6,
+			ReadMBps: f.ReadMBps, WriteMBps: f.WriteMBps, ReadPctOfDisks: share(rs.d.read, disksRead),
+			WritePctOfDisks: share(rs.d.write, disksWritten), IODelayPct: f.IODelayPct})
+	}
+	return out
 }

@@ -107,7 +107,7 @@ func Build(srcs []*Source, o Options) (*Report, error) {
 	add(timelineSection(srcs))
 	add(profilesSection(srcs))
 	add(backupSection(srcs))
-	add(consolidationSection(srcs))
+	add(withConsolidationRoles(consolidationSection(srcs), srcs))
 	add(costs)
 	add(auditSection(srcs))
 	add(environmentSection(srcs))

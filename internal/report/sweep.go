@@ -82,6 +82,9 @@ func sweepSections(series []*Series) []*Section {
 			sec.Blocks = variantBars(e.series)
 		}
 		sec.Blocks = append(sec.Blocks, Block{Table: stepTable(e.series)})
+		if t := sweepRoleTable(e.series); t != nil {
+			sec.Blocks = append(sec.Blocks, Block{Table: t})
+		}
 		sections = append(sections, sec)
 	}
 	return sections

@@ -14,6 +14,10 @@ import (
 // timed window; ramp-up is before it).
 func timelineSection(srcs []*Source) *Section {
 	p := &Picker{ID: "runs", Label: "run"}
+	// Writes by process role: a fourth chart for every run when any has them (each
+	// choice of a picker has the same charts), saying so where a run has none.
+	var runs []*driver.Result
+	roles := false
 	for _, src := range srcs {
 		for i := range src.Steps {
 			r := &src.Steps[i]
@@ -21,8 +25,12 @@ func timelineSection(srcs []*Source) *Section {
 				continue
 			}
 			p.Choices = append(p.Choices, qualified(srcs, src, r.Step.ID))
-			p.Charts = append(p.Charts, runCharts(r.Run))
+			runs = append(runs, r.Run)
+			roles = roles || hasProcessIO(r.Run.System)
 		}
+	}
+	for _, run := range runs {
+		p.Charts = append(p.Charts, runCharts(run, roles))
 	}
 	if len(p.Choices) == 0 {
 		return nil
@@ -32,10 +40,11 @@ func timelineSection(srcs []*Source) *Section {
 		Blocks: []Block{{Picker: p}}}
 }
 
-// runCharts are one run's three charts: throughput, disk rates, latency. They cover
+// runCharts are one run's charts: throughput, disk rates, latency (and writes by
+// process role when roles). They cover
 // the ramp-up (shaded) and the timed window, and stop at its end: what follows is
 // the users stopping, a drop to zero that says nothing of the storage.
-func runCharts(run *driver.Result) []Chart {
+func runCharts(run *driver.Result, roles bool) []Chart {
 	var t, tpm, nopm, errs []float64
 	anyErrors := false
 	end := run.Config.DurationSeconds
@@ -62,6 +71,9 @@ func runCharts(run *driver.Result) []Chart {
 	}
 	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60; shaded: ramp-up", "s", "per minute", y2, series, ramp)
 	disks, latency := diskCharts(within(run.System, end), ramp)
+	if roles {
+		return []Chart{throughput, disks, latency, roleChart(within(run.System, end))}
+	}
 	return []Chart{throughput, disks, latency}
 }
 

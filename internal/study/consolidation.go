@@ -110,12 +110,25 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 	}
 	fmt.Fprintf(r.opts.Log, "  %d instances of %d MiB on %s, %d with the noisy workload\n", e.Instances, e.InstanceMemory.Bytes>>20, t.spec.Path, noisy)
 
+	var servers []metrics.Server
+	var unsampled []string
+	for _, n := range names {
+		srv, err := t.reg.Server(n, n)
+		if err != nil {
+			unsampled = append(unsampled, "no I/O by process role: "+err.Error())
+			continue
+		}
+		servers = append(servers, srv)
+	}
 	mon, err := metrics.New(ctx, metrics.Config{Interval: r.study.Metrics.Interval.Duration, IOLatency: r.study.Metrics.IOLatency,
-		Targets: []metrics.Target{{Path: t.spec.Path, Role: "data"}}})
+		Targets: []metrics.Target{{Path: t.spec.Path, Role: "data"}}, Servers: servers})
 	if err != nil {
 		return err
 	}
 	defer mon.Close()
+	for _, n := range unsampled {
+		mon.Note(n)
+	}
 	all := measure.Together{Workers: e.Instances, Noisy: noisy, Users: step.Users, Ramp: step.Ramp}
 	start := all.Start()
 	mon.Start(ctx, start)

@@ -225,6 +225,10 @@ func (managedTarget) sample(t *target, cfg *metrics.Config) {
 	if t.spec.WALPath != "" {
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.WALPath, Role: "wal"})
 	}
+	// A stopped instance (a restore in progress) has no processes to sample.
+	if srv, err := t.reg.Server(t.name, ""); err == nil {
+		cfg.Servers = append(cfg.Servers, srv)
+	}
 }
 
 // instanceName makes a target's instance name unique to its results store: the

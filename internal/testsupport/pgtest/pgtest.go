@@ -13,12 +13,19 @@ import (
 // The database "tpcc" exists and is empty.
 func Start(t testing.TB) *pgserver.Server {
 	t.Helper()
+	return StartIn(t, filepath.Join(t.TempDir(), "pgdata"))
+}
+
+// StartIn is Start with the data directory dir (a new directory, on a disk the test
+// chose).
+func StartIn(t testing.TB, dir string) *pgserver.Server {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a PostgreSQL server")
 	}
 	ctx := context.Background()
 	s, err := pgserver.Start(ctx, pgserver.Options{
-		Dir: filepath.Join(t.TempDir(), "pgdata"),
+		Dir: dir,
 		// Small and quick to start; durability stays on (fsync) as in a real run.
 		Settings: map[string]string{"shared_buffers": "128MB", "max_connections": "100"},
 	})

@@ -1,0 +1,508 @@
+package metrics
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Server is a database server on this host whose processes' I/O is sampled by role.
+type Server struct {
+	// Name tells servers apart in the figures (consolidated instances); "" for the
+	// only one.
+	Name  string
+	Roles engine.ProcessRoles
+	// Processes lists the server's processes now (a managed instance's cgroup); when
+	// nil, Main and its descendants are sampled.
+	Processes func() ([]int, error)
+	Main      int
+}
+
+// RoleIO is what one role's processes (or threads) of a server read from and wrote
+// to storage over an interval: /proc/PID/io read_bytes and write_bytes, the bytes
+// they made the kernel fetch from storage and the bytes they dirtied (counted when
+// written into the page cache, not when the kernel writes them back).
+type RoleIO struct {
+	Server string `json:"server,omitempty"`
+	Role   string `json:"role"`
+	// Tasks is how many processes (threads, for a server told apart by threads) held
+	// the role at the interval's end.
+	Tasks     int     `json:"tasks"`
+	ReadMBps  float64 `json:"read_mb_s"`  // 10^6 bytes per second
+	WriteMBps float64 `json:"write_mb_s"` // 10^6 bytes per second
+	// IODelayPct is the time the role's tasks waited for block I/O (delay accounting,
+	// /proc/PID/stat field 42), summed over them, in % of the interval: 300 is three
+	// tasks waiting all along. Absent where the kernel does not account it.
+	IODelayPct *float64 `json:"io_delay_pct,omitempty"`
+	delta      roleCounters
+	seconds    float64
+}
+
+// roleCounters are an interval's bytes and delay-accounting ticks (USER_HZ).
+type roleCounters struct{ read, write, delay uint64 }
+
+func (c roleCounters) plus(o roleCounters) roleCounters {
+	return roleCounters{c.read + o.read, c.write + o.write, c.delay + o.delay}
+}
+
+// userHZ is the unit of /proc/PID/stat's times, the same on every Linux.
+const userHZ = 100
+
+// roleFigures turns a role's counters over seconds into rates.
+func roleFigures(server, role string, tasks int, d roleCounters, seconds float64, delay bool) RoleIO {
+	r := RoleIO{Server: server, Role: role, Tasks: tasks, delta: d, seconds: seconds}
+	if seconds <= 0 {
+		return r
+	}
+	r.ReadMBps, r.WriteMBps = float64(d.read)/seconds/1e6, float64(d.write)/seconds/1e6
+	if delay {
+		pct := 100 * float64(d.delay) / userHZ / seconds
+		r.IODelayPct = &pct
+	}
+	return r
+}
+
+// RoleTotal is one role's I/O over a window.
+type RoleTotal struct {
+	Server    string  `json:"server,omitempty"`
+	Role      string  `json:"role"`
+	ReadMB    float64 `json:"read_mb"`  // 10^6 bytes
+	WriteMB   float64 `json:"write_mb"` // 10^6 bytes
+	ReadMBps  float64 `json:"read_mb_s"`
+	WriteMBps float64 `json:"write_mb_s"`
+	// ReadPctOfDisks and WritePctOfDisks compare the role's bytes with what the
+	// sampled disks read and wrote over the window (every process's, and the
+	// kernel's writeback); absent without disk figures or when a disk did none.
+	ReadPctOfDisks  *float64 `json:"read_pct_of_disks,omitempty"`
+	WritePctOfDisks *float64 `json:"write_pct_of_disks,omitempty"`
+	IODelayPct      *float64 `json:"io_delay_pct,omitempty"`
+}
+
+// processSource labels the figures in the result.
+const processSource = "/proc/PID/io read_bytes (fetched from storage) and write_bytes (dirtied in the page cache, written back later by the kernel) of every server process (threads for a server told apart by thread names: /proc/PID/task/TID/io), summed per role; io_delay_pct from /proc/PID/stat field 42 (delayacct_blkio_ticks) where the kernel accounts it; an exited process's I/O is kept: its last reading, and the rest of it from its parent's counters, which the kernel adds it to when it is reaped"
+
+// processCollector samples the I/O of each server's processes by role.
+type processCollector struct {
+	fs      procfs.FS
+	servers []*serverState
+	delay   bool
+	clock
+	prevAt time.Time
+	primed bool
+}
+
+// serverState is what the collector remembers of one server between intervals.
+type serverState struct {
+	Server
+	files *procFiles
+	tasks map[taskID]*taskState
+	// gone holds, per process whose exited threads or reaped children count in its
+	// own /proc/PID/io (thread mode: every process; process mode: the parents), its
+	// counters minus its live threads': the I/O of the tasks that ended.
+	gone map[taskID]ioCounters
+}
+
+// taskID is a process or thread; its start time tells a reused id apart.
+type taskID struct {
+	pid, tid int
+	start    uint64
+}
+
+type ioCounters struct{ read, write uint64 }
+
+func (c ioCounters) minus(p ioCounters) ioCounters {
+	return ioCounters{counterDelta(p.read, c.read), counterDelta(p.write, c.write)}
+}
+
+func (c ioCounters) plus(o ioCounters) ioCounters {
+	return ioCounters{c.read + o.read, c.write + o.write}
+}
+
+type taskState struct {
+	role  string
+	final bool
+	io    ioCounters
+	delay uint64
+	seen  bool
+}
+
+// NewProcesses samples the servers' processes from procRoot. The kernel accounts
+// block I/O delay per task only with kernel.task_delayacct on (off by default since
+// Linux 5.14); the note says so when it is off.
+func NewProcesses(procRoot string, servers []Server) (Collector, string, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return nil, "", err
+	}
+	c := &processCollector{fs: fs, delay: true}
+	for _, s := range servers {
+		if s.Roles == nil || (s.Processes == nil && s.Main <= 0) {
+			return nil, "", fmt.Errorf("server %q: no roles or no processes to sample", s.Name)
+		}
+		c.servers = append(c.servers, &serverState{Server: s, files: newProcFiles(procRoot), tasks: map[taskID]*taskState{}, gone: map[taskID]ioCounters{}})
+	}
+	note := ""
+	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/task_delayacct")); err == nil && strings.TrimSpace(string(b)) == "0" {
+		c.delay = false
+		note = "no I/O wait per role: the kernel's delay accounting is off (sysctl kernel.task_delayacct=1 turns it on)"
+	}
+	return c, note, nil
+}
+
+func (c *processCollector) Collect(_ context.Context, s *Sample) error {
+	now := c.clock.read()
+	seconds := now.Sub(c.prevAt).Seconds()
+	var errs []error
+	for _, sv := range c.servers {
+		sums, tasks, err := sv.collect(c.fs, c.primed)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !c.primed {
+			continue
+		}
+		for _, role := range sv.Roles.Roles() {
+			s.ProcessIO = append(s.ProcessIO, roleFigures(sv.Name, role, tasks[role], sums[role], seconds, c.delay))
+		}
+	}
+	c.prevAt, c.primed = now, true
+	return errors.Join(errs...)
+}
+
+// Close closes the processes' files kept open.
+func (c *processCollector) Close() error {
+	for _, sv := range c.servers {
+		for pid := range sv.files.open {
+			sv.files.forget(pid)
+		}
+	}
+	return nil
+}
+
+// collect reads every process of the server and returns each role's counters since
+// the previous call and its tasks; the first call (not primed) only reads.
+func (sv *serverState) collect(fs procfs.FS, primed bool) (map[string]roleCounters, map[string]int, error) {
+	pids, err := sv.list()
+	if err != nil {
+		return nil, nil, err
+	}
+	// First each process's stat, for the parents among them: their counters hold
+	// their reaped children's.
+	type proc struct {
+		pid int
+		st  procStat
+	}
+	procs := make([]proc, 0, len(pids))
+	parents := map[int]bool{}
+	for _, pid := range pids {
+		b, err := sv.files.read(pid, "stat")
+		if err != nil {
+			continue // gone since listed
+		}
+		st, err := parseStat(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("process %d: %w", pid, err)
+		}
+		procs = append(procs, proc{pid, st})
+		parents[st.ppid] = true
+	}
+	sums, tasks := map[string]roleCounters{}, map[string]int{}
+	var goneNow ioCounters
+	gone := map[taskID]ioCounters{}
+	for _, p := range procs {
+		b, err := sv.files.read(p.pid, "io")
+		if err != nil {
+			continue
+		}
+		whole, err := parseIO(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("process %d: %w", p.pid, err)
+		}
+		id := taskID{pid: p.pid, start: p.st.start}
+		if !sv.Roles.ByThread() && !parents[p.pid] {
+			sv.observe(id, func() string { return title(fs, p.pid) }, whole, p.st.delay, primed, sums, tasks)
+			continue
+		}
+		threads, err := fs.AllThreads(p.pid)
+		if err != nil {
+			continue
+		}
+		var live ioCounters
+		for _, t := range threads {
+			ts, err := t.Stat()
+			if err != nil {
+				continue
+			}
+			tio, err := t.IO()
+			if err != nil {
+				continue
+			}
+			own := ioCounters{tio.ReadBytes, tio.WriteBytes}
+			live = live.plus(own)
+			if sv.Roles.ByThread() {
+				sv.observe(taskID{p.pid, t.PID, ts.Starttime}, func() string { return ts.Comm }, own, ts.DelayAcctBlkIOTicks, primed, sums, tasks)
+			}
+		}
+		if !sv.Roles.ByThread() {
+			// A parent's own I/O is its threads'; the rest of its counters is its
+			// children's, counted below when they end.
+			sv.observe(id, func() string { return title(fs, p.pid) }, live, p.st.delay, primed, sums, tasks)
+		}
+		ended := whole.minus(live)
+		if prev, ok := sv.gone[id]; ok {
+			goneNow = goneNow.plus(ended.minus(prev))
+		}
+		gone[id] = ended
+	}
+	sv.gone = gone
+	sv.files.closeUnread()
+	sv.ended(goneNow, sums)
+	return sums, tasks, nil
+}
+
+// observe adds a live task's I/O since the previous interval to its role. A task
+// first seen after the first interval did all its I/O since the previous one.
+func (sv *serverState) observe(id taskID, name func() string, io ioCounters, delay uint64, primed bool, sums map[string]roleCounters, tasks map[string]int) {
+	t := sv.tasks[id]
+	if t == nil {
+		t = &taskState{}
+		if !primed {
+			t.io, t.delay = io, delay
+		}
+		sv.tasks[id] = t
+	}
+	if !t.final {
+		t.role, t.final = sv.Roles.Role(name())
+	}
+	role := sv.role(t.role)
+	d := io.minus(t.io)
+	sums[role] = sums[role].plus(roleCounters{d.read, d.write, counterDelta(t.delay, delay)})
+	tasks[role]++
+	t.io, t.delay, t.seen = io, delay, true
+}
+
+// ended forgets the tasks not seen this interval, whose I/O up to their last reading
+// is counted already; the rest of it (after that reading, until they ended) is in
+// their parents' counters (goneNow: what those grew by), and is shared among the
+// roles of the tasks that ended, by their number; when none of them was seen, the
+// tasks began and ended within the interval: the clients' (the first role).
+func (sv *serverState) ended(goneNow ioCounters, sums map[string]roleCounters) {
+	var counted ioCounters
+	endedRoles := map[string]int{}
+	n := 0
+	for id, t := range sv.tasks {
+		if t.seen {
+			t.seen = false
+			continue
+		}
+		counted = counted.plus(t.io)
+		endedRoles[sv.role(t.role)]++
+		n++
+		delete(sv.tasks, id)
+	}
+	rest := goneNow.minus(counted)
+	if rest == (ioCounters{}) {
+		return
+	}
+	roles := sv.Roles.Roles()
+	if n == 0 {
+		sums[roles[0]] = sums[roles[0]].plus(roleCounters{read: rest.read, write: rest.write})
+		return
+	}
+	for role, k := range endedRoles {
+		share := roleCounters{read: rest.read * uint64(k) / uint64(n), write: rest.write * uint64(k) / uint64(n)}
+		sums[role] = sums[role].plus(share)
+	}
+}
+
+// role is the role a task's I/O counts under: the last when it could not be told.
+func (sv *serverState) role(r string) string {
+	if r == "" {
+		roles := sv.Roles.Roles()
+		return roles[len(roles)-1]
+	}
+	return r
+}
+
+// title is a process's title, its command line as ps shows it ("" once it is gone).
+func title(fs procfs.FS, pid int) string {
+	p, err := fs.Proc(pid)
+	if err != nil {
+		return ""
+	}
+	args, err := p.CmdLine()
+	if err != nil {
+		return ""
+	}
+	return strings.Join(args, " ")
+}
+
+// list is the server's processes now: its cgroup's, or its main process and that
+// process's descendants (each process's main thread's children, from /proc).
+func (sv *serverState) list() ([]int, error) {
+	if sv.Processes != nil {
+		return sv.Processes()
+	}
+	out := []int{sv.Main}
+	for i := 0; i < len(out); i++ {
+		b, err := sv.files.read(out[i], "children")
+		if err != nil && i == 0 {
+			return nil, fmt.Errorf("the server's process %d is gone", sv.Main)
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// procFiles re-reads processes' /proc files through descriptors kept open from one
+// interval to the next: one pread each, as /proc generates a file afresh at offset
+// 0. procfs opens, reads to EOF and closes (four system calls) and parses with fmt
+// each time, which at 1 s with 200 backends cost 1.3% of a core. A descriptor stays
+// its process's: once the process has ended its reads fail, even if its id was
+// reused.
+type procFiles struct {
+	root    string
+	open    map[int]map[string]*os.File
+	readNow map[int]bool
+	buf     []byte
+}
+
+func newProcFiles(root string) *procFiles {
+	return &procFiles{root: root, open: map[int]map[string]*os.File{}, readNow: map[int]bool{}, buf: make([]byte, 64<<10)}
+}
+
+// read returns the file of process pid ("stat", "io", or "children", its main
+// thread's), valid until the next read.
+func (f *procFiles) read(pid int, name string) ([]byte, error) {
+	files := f.open[pid]
+	if files == nil {
+		files = map[string]*os.File{}
+		f.open[pid] = files
+	}
+	file := files[name]
+	if file == nil {
+		p := strconv.Itoa(pid)
+		path := filepath.Join(f.root, p, name)
+		if name == "children" {
+			path = filepath.Join(f.root, p, "task", p, name)
+		}
+		var err error
+		if file, err = os.Open(path); err != nil {
+			return nil, err
+		}
+		files[name] = file
+	}
+	f.readNow[pid] = true
+	n, err := file.ReadAt(f.buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		f.forget(pid)
+		return nil, err
+	}
+	return f.buf[:n], nil
+}
+
+func (f *procFiles) forget(pid int) {
+	for _, file := range f.open[pid] {
+		file.Close()
+	}
+	delete(f.open, pid)
+}
+
+// closeUnread closes the files of the processes not read since the last call: they
+// ended.
+func (f *procFiles) closeUnread() {
+	for pid := range f.open {
+		if !f.readNow[pid] {
+			f.forget(pid)
+		}
+	}
+	clear(f.readNow)
+}
+
+// procStat are the fields of /proc/PID/stat the collector uses.
+type procStat struct {
+	ppid         int
+	start, delay uint64
+}
+
+// parseStat reads /proc/PID/stat: after the name in parentheses (which may hold
+// spaces and parentheses), field 4 is the parent, 22 the start time, 42 the block
+// I/O delay (proc(5)).
+func parseStat(b []byte) (procStat, error) {
+	r := bytes.LastIndexByte(b, ')')
+	if r < 0 {
+		return procStat{}, fmt.Errorf("unexpected /proc/PID/stat %q", b)
+	}
+	f := bytes.Fields(b[r+1:]) // f[0] is field 3
+	if len(f) < 40 {
+		return procStat{}, fmt.Errorf("/proc/PID/stat has %d fields, want 42 or more", len(f)+2)
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	start, err2 := strconv.ParseUint(string(f[19]), 10, 64)
+	delay, err3 := strconv.ParseUint(string(f[39]), 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return procStat{}, fmt.Errorf("/proc/PID/stat: %w", err)
+	}
+	return procStat{ppid, start, delay}, nil
+}
+
+// parseIO reads read_bytes and write_bytes of /proc/PID/io.
+func parseIO(b []byte) (ioCounters, error) {
+	var c ioCounters
+	found := 0
+	for line := range bytes.Lines(b) {
+		name, v, ok := bytes.Cut(bytes.TrimSpace(line), []byte(": "))
+		var dst *uint64
+		switch {
+		case !ok:
+			continue
+		case string(name) == "read_bytes":
+			dst = &c.read
+		case string(name) == "write_bytes":
+			dst = &c.write
+		default:
+			continue
+		}
+		n, err := strconv.ParseUint(string(v), 10, 64)
+		if err != nil {
+			return c, fmt.Errorf("/proc/PID/io: %s: %w", name, err)
+		}
+		*dst = n
+		found++
+	}
+	if found != 2 {
+		return c, fmt.Errorf("/proc/PID/io lacks read_bytes or write_bytes: %q", b)
+	}
+	return c, nil
+}
+
+// LocalServer is db's server, which runs on this host, for sampling by role: its
+// main process and that process's descendants.
+func LocalServer(ctx context.Context, db engine.Database) (Server, error) {
+	roles := engine.RolesOf(db.Engine())
+	sp, ok := db.(engine.ServerProcess)
+	if roles == nil || !ok {
+		return Server{}, fmt.Errorf("%s runs in storbench's own process, not a server's", db.Engine())
+	}
+	pid, err := sp.ServerPID(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	return Server{Roles: roles, Main: pid}, nil
+}
