@@ -47,7 +47,7 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 			return fmt.Errorf("target %s: %w", t.spec.Name, err)
 		}
 		defer db.Close()
-		if mons[i], err = metrics.New(ctx, r.metricsConfig(t, db)); err != nil {
+		if mons[i], err = metrics.New(ctx, r.metricsConfig(ctx, t, db)); err != nil {
 			return fmt.Errorf("target %s: %w", t.spec.Name, err)
 		}
 	}

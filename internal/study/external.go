@@ -169,11 +169,21 @@ func (externalTarget) environment(ctx context.Context, t *target, env TargetEnv)
 func (externalTarget) limits(*target, bool, *StepResult) error { return nil }
 
 // sample reads the host's node_exporter, when given, instead of this machine's
-// disks (a study asking io_latency on for such a target is refused when loaded).
-func (externalTarget) sample(t *target, cfg *metrics.Config) {
+// disks (a study asking io_latency on for such a target is refused when loaded); a
+// server on this host has its processes' I/O sampled by role, as run does.
+func (externalTarget) sample(ctx context.Context, t *target, cfg *metrics.Config) {
 	cfg.Host, cfg.Devices, cfg.DeviceRoles = t.spec.MetricsHost, t.devices, t.deviceRoles
 	if cfg.Host != "" {
 		cfg.Targets = nil
+		return
+	}
+	db, ok := cfg.Database.(engine.Database)
+	if dsn, err := dburl.Parse(t.dsn); err != nil || !ok {
+		return
+	} else if _, local := dsn.Local(); local {
+		if srv, err := metrics.LocalServer(ctx, db); err == nil {
+			cfg.Servers = append(cfg.Servers, srv)
+		}
 	}
 }
 

@@ -220,7 +220,7 @@ func (managedTarget) limits(t *target, allow bool, res *StepResult) error {
 }
 
 // sample samples the target's directories.
-func (managedTarget) sample(t *target, cfg *metrics.Config) {
+func (managedTarget) sample(_ context.Context, t *target, cfg *metrics.Config) {
 	cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.Path, Role: "data"})
 	if t.spec.WALPath != "" {
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.WALPath, Role: "wal"})

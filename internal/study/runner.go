@@ -211,7 +211,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	}
 	out, err := measure.Run(ctx, measure.Point{DSN: t.dsn, Driver: cfg, Version: r.opts.Version, Check: true,
 		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
-			return metrics.New(ctx, r.metricsConfig(t, db))
+			return metrics.New(ctx, r.metricsConfig(ctx, t, db))
 		}})
 	// Interrupted inside the window, the part that ran is kept (stored apart, and the
 	// step is run again on resume).
@@ -266,20 +266,20 @@ func (r *runner) limitsApplied(t *target, res *StepResult) error {
 
 // metricsConfig samples the target's directories (managed) or its host's
 // node_exporter (external, when given), and the database.
-func (r *runner) metricsConfig(t *target, db engine.Database, extra ...metrics.Target) metrics.Config {
+func (r *runner) metricsConfig(ctx context.Context, t *target, db engine.Database, extra ...metrics.Target) metrics.Config {
 	m := r.study.Metrics
 	cfg := metrics.Config{Interval: m.Interval.Duration, IOLatency: m.IOLatency, Targets: extra, MaxClockSkew: m.MaxClockSkew.Duration}
 	if db != nil {
 		cfg.Database = db
 	}
-	t.spec.kindOf().sample(t, &cfg)
+	t.spec.kindOf().sample(ctx, t, &cfg)
 	return cfg
 }
 
 // timed runs a backup or restore with the sampler on the target's disks and the
 // backup's.
 func (r *runner) timed(ctx context.Context, t *target, backup metrics.Target, do func() (instance.Transfer, error)) (*Transfer, error) {
-	mon, err := metrics.New(ctx, r.metricsConfig(t, nil, backup))
+	mon, err := metrics.New(ctx, r.metricsConfig(ctx, t, nil, backup))
 	if err != nil {
 		return nil, err
 	}

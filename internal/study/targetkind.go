@@ -36,7 +36,7 @@ type targetKind interface {
 	// not applied unless allow.
 	limits(t *target, allow bool, res *StepResult) error
 	// sample points the step's sampler at the target's disks.
-	sample(t *target, cfg *metrics.Config)
+	sample(ctx context.Context, t *target, cfg *metrics.Config)
 }
 
 // targetKinds are the kinds of target, by their name in a study file.
