@@ -349,6 +349,20 @@ func TestStudyConsolidation(t *testing.T) {
 	if noisy.Summary.BackupMeanSeconds <= 0 {
 		t.Errorf("summary %+v", noisy.Summary)
 	}
+	// Who did the I/O: the noisy instance's backup is its own role (the WAL sender
+	// streaming BASE_BACKUP reads the data files), beside the OLTP instances' backends.
+	roles := map[string]float64{}
+	for _, r := range noisy.System.Summary.ProcessIO {
+		roles[r.Server+" "+r.Role] += r.ReadMB + r.WriteMB
+	}
+	var backup, backends bool
+	for k, mb := range roles {
+		backup = backup || (strings.HasSuffix(k, " backup") && mb > 0)
+		backends = backends || strings.HasSuffix(k, " client_backends")
+	}
+	if !backup || !backends {
+		t.Errorf("the noisy run's I/O by role has no backup with bytes or no client backends: %v", roles)
+	}
 	if notes := strings.Join(steps[1].Notes, " "); !strings.Contains(notes, "c1 limits:") || !strings.Contains(notes, "c3 limits:") {
 		t.Errorf("the instances' limits are not recorded: %q", notes)
 	}

@@ -70,10 +70,11 @@ func (roles) Role(title string) (string, bool) {
 	if name, after, ok := strings.Cut(rest, ": "); ok && !strings.Contains(name, " ") {
 		rest = after
 	}
-	// A WAL sender serves a standby, or a base backup for its time: a BASE_BACKUP
-	// command shows in its title while it runs.
+	// A WAL sender serves a standby, or a base backup for its time: while it sends
+	// one its title says so (PostgreSQL 15: `walsender postgres [local] sending
+	// backup "pg_basebackup base backup"`, as seen in ps; others show the command).
 	if strings.HasPrefix(rest, "walsender") {
-		if strings.Contains(rest, "BASE_BACKUP") {
+		if strings.Contains(rest, "sending backup") || strings.Contains(rest, "BASE_BACKUP") {
 			return roleBackup, false
 		}
 		return roleWALSender, false

@@ -19,6 +19,8 @@ func TestRoles(t *testing.T) {
 		{"postgres: parallel worker for PID 4242 ", roleClients, true},
 		{"postgres: walsender postgres 127.0.0.1(40000) streaming 0/3000148", roleWALSender, false},
 		{"postgres: walsender postgres 127.0.0.1(40002) BASE_BACKUP", roleBackup, false},
+		// PostgreSQL 15's title while pg_basebackup streams (read off ps).
+		{`postgres: walsender postgres [local] sending backup "pg_basebackup base backup"`, roleBackup, false},
 		{"postgres: main: checkpointer ", roleCheckpointer, true}, // cluster_name = main
 	} {
 		role, final := roles{}.Role(c.title)
