@@ -129,7 +129,10 @@ func checkPoint(t *testing.T, profile string, p *Point, spec PointSpec) {
 		if s.side.IOs == 0 {
 			continue
 		}
-		if !(s.side.P50Ms > 0 && s.side.P50Ms <= s.side.P99Ms && s.side.P99Ms <= s.side.P999Ms && s.side.P999Ms <= s.side.MaxMs*1.0001) {
+		// fio's percentiles are its histogram buckets' values, 64 per power of two
+		// (within 1/64 of the I/O's latency), the maximum the exact slowest I/O: a p99.9
+		// in the slowest I/O's bucket can lie above it (76.02 ms against 75.78 seen).
+		if !(s.side.P50Ms > 0 && s.side.P50Ms <= s.side.P99Ms && s.side.P99Ms <= s.side.P999Ms && s.side.P999Ms <= s.side.MaxMs*(1+1.0/64)) {
 			t.Errorf("%s: %s percentiles out of order: %+v", where, s.dir, s.side)
 		}
 		if bs := float64(s.side.Bytes) / float64(s.side.IOs); bs != float64(spec.BlockSize) {
