@@ -92,6 +92,7 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
+	cfg.DialFunc = rawDial(cfg.DialFunc) // every connection reads and writes with raw syscalls (rawconn.go)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot connect to %s (check host, port, user, database and that the server runs): %v",

@@ -634,6 +634,11 @@ func testSQLConnection(t *testing.T, ts *testServer) {
 	db := ts.clone(t)
 	ctx := context.Background()
 	payment := &tpcc.PaymentInput{WID: 1, DID: 1, CWID: 1, CDID: 1, CID: 1, Amount: 100}
+	t.Run("RawIO", func(t *testing.T) {
+		if nc := connect(t, db, engine.SQL).(*sqlSession).conn.PgConn().Conn(); !isRawConn(nc) {
+			t.Errorf("the sql mode's connection reads and writes through a %T, not raw I/O", nc)
+		}
+	})
 	t.Run("Canceled", func(t *testing.T) {
 		s := connect(t, db, engine.SQL)
 		canceled, cancel := context.WithCancel(ctx)

@@ -297,8 +297,8 @@ type netConnOnly struct{ net.Conn }
 // connectRaw opens a procedures session as Connect does: over TCP, with raw I/O.
 func connectRaw(t *testing.T, db *DB) *procSession {
 	s := connect(t, db, engine.Procedures).(*procSession)
-	if s.conn.rc == nil {
-		t.Fatal("a session over TCP does not use raw I/O")
+	if _, ok := s.conn.nc.(*rawConn); !ok {
+		t.Fatalf("a session over TCP reads and writes through a %T, not raw I/O", s.conn.nc)
 	}
 	return s
 }
@@ -316,7 +316,7 @@ func connectNetConn(t *testing.T, db *DB) *procSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	if s.conn.rc != nil {
+	if _, ok := s.conn.nc.(*rawConn); ok {
 		t.Fatal("a session over a net.Conn without descriptor uses raw I/O")
 	}
 	return s
