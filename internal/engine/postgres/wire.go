@@ -24,7 +24,7 @@ import (
 // result readers) cost ~15 µs per call; here a call is one Bind (named statement,
 // binary parameters) + Execute + Sync in one write, and the reply is read through
 // ReadyForQuery into a few integers. The socket's reads and writes are raw syscalls
-// (rawconn.go), as for every connection of this engine.
+// (package rawconn), as for every connection of this engine.
 //
 // pgconn still connects (authentication, TLS negotiation, parameters) and prepares the
 // statements; then the connection is hijacked.
@@ -48,7 +48,7 @@ const (
 // wireConn is one hijacked connection. It is not safe for concurrent calls: a session
 // belongs to one virtual user's goroutine.
 type wireConn struct {
-	nc net.Conn // a rawConn, or TLS over one
+	nc net.Conn // a rawconn.Conn, or TLS over one
 
 	wbuf []byte // the request being built, reused
 	rbuf []byte // received bytes; rbuf[rpos:rlen] are not parsed yet

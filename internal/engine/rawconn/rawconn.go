@@ -1,4 +1,15 @@
-package postgres
+// Package rawconn gives the engines' network connections raw I/O. The runtime's
+// ordinary syscall path (net.Conn's Read and Write) enters the syscall state, which
+// wakes sysmon when the process was idle: sysmon then polls every 20 µs until it backs
+// off, and hands Ps to spinning threads, costing more CPU than the syscall itself. A
+// client that waits for a reply after every request idles between requests, so it paid
+// this on nearly every round trip: in PostgreSQL's sql mode sysmon's polling, sleeping
+// and waking took about a third of the client's CPU (perf, 4 users; see
+// docs/benchmarks.md). A Conn's socket stays in the Go netpoller (a goroutine parks
+// as usual, deadlines work), but the reads and writes inside syscall.RawConn's
+// callbacks are raw syscalls on the non-blocking descriptor: no syscall bookkeeping,
+// EAGAIN just parks.
+package rawconn
 
 import (
 	"context"
@@ -7,36 +18,27 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Every connection of this engine reads and writes its socket with raw syscalls. The
-// runtime's ordinary syscall path (net.Conn's Read and Write) enters the syscall state,
-// which wakes sysmon when the process was idle: sysmon then polls every 20 µs until it
-// backs off, and hands Ps to spinning threads, costing more CPU than the syscall
-// itself. A client that waits for a reply after every request idles between requests,
-// so it paid this on nearly every call: in the sql mode sysmon's polling, sleeping
-// and waking took about a third of the client's CPU (perf, 4 users, docs/benchmarks.md).
-// Here the socket stays in the Go netpoller (a goroutine parks as usual, deadlines
-// work), but the reads and writes inside syscall.RawConn's callbacks are raw syscalls
-// on the non-blocking descriptor: no syscall bookkeeping, EAGAIN just parks.
+// DialFunc is how drivers dial (pgconn.DialFunc, go-sql-driver's Config.DialFunc).
+type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// rawDial wraps dial so that the sockets it returns do raw I/O. pgconn negotiates TLS
+// Dialer wraps dial so that the sockets it returns do raw I/O. Drivers negotiate TLS
 // over the connection dial returns, so a TLS connection's bytes go through it too.
-func rawDial(dial pgconn.DialFunc) pgconn.DialFunc {
+func Dialer(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		nc, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return newRawConn(nc)
+		return Wrap(nc)
 	}
 }
 
-// rawConn is a socket whose Read and Write are raw syscalls. At most one Read and one
-// Write may run at a time (as pgconn and wireConn use it); the rest is nc's.
-type rawConn struct {
+// Conn is a socket whose Read and Write are raw syscalls. At most one Read and one
+// Write may run at a time (as the drivers use their connections); the rest is the
+// wrapped connection's.
+type Conn struct {
 	net.Conn
 	rc syscall.RawConn
 
@@ -50,8 +52,8 @@ type rawConn struct {
 	werr            syscall.Errno
 }
 
-// newRawConn wraps nc, or returns it as it is when it is not a socket.
-func newRawConn(nc net.Conn) (net.Conn, error) {
+// Wrap wraps nc, or returns it as it is when it is not a socket.
+func Wrap(nc net.Conn) (net.Conn, error) {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return nc, nil
@@ -61,13 +63,17 @@ func newRawConn(nc net.Conn) (net.Conn, error) {
 		nc.Close()
 		return nil, err
 	}
-	c := &rawConn{Conn: nc, rc: rc}
+	c := &Conn{Conn: nc, rc: rc}
 	c.readFn, c.writeFn = c.rawRead, c.rawWrite
 	return c, nil
 }
 
+// SyscallConn returns the socket's descriptor, for drivers that check a connection's
+// liveness with it (go-sql-driver's connCheck).
+func (c *Conn) SyscallConn() (syscall.RawConn, error) { return c.rc, nil }
+
 // Read reads what the peer sent into b, waiting for at least one byte.
-func (c *rawConn) Read(b []byte) (int, error) {
+func (c *Conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -86,7 +92,7 @@ func (c *rawConn) Read(b []byte) (int, error) {
 }
 
 // Write writes b whole.
-func (c *rawConn) Write(b []byte) (int, error) {
+func (c *Conn) Write(b []byte) (int, error) {
 	c.wb, c.werr = b, 0
 	err := c.rc.Write(c.writeFn)
 	n := len(b) - len(c.wb)
@@ -98,7 +104,7 @@ func (c *rawConn) Write(b []byte) (int, error) {
 }
 
 // rawRead is rc.Read's callback: one read(2), or false to wait for readability.
-func (c *rawConn) rawRead(fd uintptr) bool {
+func (c *Conn) rawRead(fd uintptr) bool {
 	for {
 		n, errno := rawIO(syscall.SYS_READ, fd, c.rb)
 		switch errno {
@@ -114,7 +120,7 @@ func (c *rawConn) rawRead(fd uintptr) bool {
 
 // rawWrite is rc.Write's callback: write(2) until c.wb is written, or false to wait
 // for writability.
-func (c *rawConn) rawWrite(fd uintptr) bool {
+func (c *Conn) rawWrite(fd uintptr) bool {
 	for len(c.wb) > 0 {
 		n, errno := rawIO(syscall.SYS_WRITE, fd, c.wb)
 		switch errno {

@@ -1,4 +1,4 @@
-package postgres
+package rawconn
 
 import (
 	"bytes"
@@ -10,15 +10,10 @@ import (
 	"time"
 )
 
-func isRawConn(nc net.Conn) bool {
-	_, ok := nc.(*rawConn)
-	return ok
-}
-
-// TestRawConn: a rawConn over loopback TCP reads and writes as a net.Conn does: a
+// TestConn: a Conn over loopback TCP reads and writes as a net.Conn does: a
 // write larger than the socket buffers completes once the peer reads (EAGAIN parks
 // it), a read deadline interrupts a read, and the peer's close reads as io.EOF.
-func TestRawConn(t *testing.T) {
+func TestConn(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -33,13 +28,13 @@ func TestRawConn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := newRawConn(dialed)
+	nc, err := Wrap(dialed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	if !isRawConn(nc) {
-		t.Fatalf("newRawConn of a TCP connection = %T, want *rawConn", nc)
+	if _, ok := nc.(*Conn); !ok {
+		t.Fatalf("Wrap of a TCP connection = %T, want *Conn", nc)
 	}
 	peer := <-accepted
 	if peer == nil {
