@@ -3,9 +3,13 @@
 #   1. build time of 4 warehouses, and rows/s next to what COPY ingests from
 #      pre-generated files (the practical limit of any loader);
 #   2. NOPM at 1, 2, 4, 8 users in procedures and sql mode (4 warehouses);
-#   3. client CPU per completed transaction at 4 users (from the storbench process);
+#   3. client CPU per completed transaction at 4 and 64 users, procedures and sql mode,
+#      over loopback TCP and a Unix-domain socket: 3 runs each, minimum and median, with
+#      the load average at each run's start (the storbench process's own getrusage over
+#      the timed window, divided by the transactions completed in it);
 #   4. check wall time on 4 warehouses;
 #   5. driver max RSS with 1000 users.
+# MariaDB's and SQLite's client CPU per transaction: bash bench/engines.sh 4 20 4,64.
 # Each on a throwaway PostgreSQL 15 on loopback, client and server sharing the cores.
 # Usage: bash bench/tpcc.sh [seconds per run, default 20]
 set -euo pipefail
@@ -69,11 +73,33 @@ SQL
 calls=$(awk '/actually processed/ {print $NF * 2}' "$work/pgbench.out")
 echo "   pgbench: $calls calls, $(awk -v n="$calls" '{printf "%.1f", ($1 + $2) * 1e6 / n}' "$work/pgbench.cpu") µs of client CPU per call"
 
-echo "== 3. check wall time, 4 warehouses"
+echo "== 3. client CPU per transaction (µs; 3 runs of ramp 5s + ${DUR}s each; load = 1-minute load average before each run)"
+UNIX_DSN="postgres://postgres@/tpcc?host=$PGDATA_DIR&port=$PGPORT&sslmode=disable"
+printf "   %-11s %5s %-6s %8s %8s   %-22s %s\n" mode users socket min median "runs" "load"
+for mode in procedures sql; do
+  for u in 4 64; do
+    for sock in tcp unix; do
+      dsn=$DSN; [ "$sock" = unix ] && dsn=$UNIX_DSN
+      runs=() loads=()
+      for i in 1 2 3; do
+        loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+        "$SB" run --dsn "$dsn" --users "$u" --ramp 5s --duration "${DUR}s" --mode "$mode" --no-metrics --json "$work/c.json" >/dev/null
+        runs+=("$(json "$work/c.json" "'%.1f' % r['client_cpu']['us_per_txn']")")
+      done
+      python3 -c 'import sys, statistics as st
+mode, u, sock, runs, loads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(), sys.argv[5]
+v = sorted(map(float, runs))
+print("   %-11s %5s %-6s %8.1f %8.1f   %-22s %s" % (mode, u, sock, v[0], st.median(v), " ".join(runs), loads))' \
+        "$mode" "$u" "$sock" "${runs[*]}" "${loads[*]}"
+    done
+  done
+done
+
+echo "== 4. check wall time, 4 warehouses"
 start=$(date +%s.%N)
 "$SB" check --dsn "$DSN" | tail -1
 echo "   check wall time: $(echo "$(date +%s.%N) - $start" | bc) s"
 
-echo "== 4. driver memory with 1000 users (procedures mode, ramp 10s, timed 10s)"
+echo "== 5. driver memory with 1000 users (procedures mode, ramp 10s, timed 10s)"
 /usr/bin/time -f "   max RSS %M KB, %e s wall" "$SB" run --dsn "$DSN" --users 1000 --all-warehouses --ramp 10s --duration 10s --json "$work/r1000.json" >/dev/null
 echo "   1000 users: nopm_db $(json "$work/r1000.json" "round(r['nopm_db'])"), errors $(json "$work/r1000.json" "r['errors_by_kind']")"

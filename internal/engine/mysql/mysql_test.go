@@ -19,6 +19,7 @@ import (
 	"github.com/storbench/storbench/internal/check"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/rawconn"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
@@ -213,6 +214,27 @@ func TestDriverConfig(t *testing.T) {
 	}
 	if cfg.Net != "tcp" || cfg.Addr != "db.example.com:3306" || cfg.Passwd != "" || cfg.ParseTime || cfg.MultiStatements || cfg.AllowAllFiles {
 		t.Errorf("tcp: %+v", cfg)
+	}
+
+	// The connections it dials do raw I/O (package rawconn).
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if cfg, err = DriverConfig("mysql://u@" + l.Addr().String() + "/tpcc"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DialFunc == nil {
+		t.Fatal("DriverConfig sets no DialFunc: connections do their I/O through the runtime's syscall path")
+	}
+	nc, err := cfg.DialFunc(context.Background(), cfg.Net, cfg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, ok := nc.(*rawconn.Conn); !ok {
+		t.Errorf("DriverConfig's DialFunc returns a %T, not a *rawconn.Conn", nc)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/rawconn"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -92,6 +93,7 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
+	cfg.DialFunc = rawconn.Dialer(cfg.DialFunc) // raw I/O for every connection: less client CPU
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot connect to %s (check host, port, user, database and that the server runs): %v",

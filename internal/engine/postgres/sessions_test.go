@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/rawconn"
 	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
@@ -634,6 +636,12 @@ func testSQLConnection(t *testing.T, ts *testServer) {
 	db := ts.clone(t)
 	ctx := context.Background()
 	payment := &tpcc.PaymentInput{WID: 1, DID: 1, CWID: 1, CDID: 1, CID: 1, Amount: 100}
+	t.Run("RawIO", func(t *testing.T) {
+		isRaw := func(nc net.Conn) bool { _, ok := nc.(*rawconn.Conn); return ok }
+		if nc := connect(t, db, engine.SQL).(*sqlSession).conn.PgConn().Conn(); !isRaw(nc) {
+			t.Errorf("the sql mode's connection reads and writes through a %T, not raw I/O", nc)
+		}
+	})
 	t.Run("Canceled", func(t *testing.T) {
 		s := connect(t, db, engine.SQL)
 		canceled, cancel := context.WithCancel(ctx)

@@ -5,12 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,22 +20,14 @@ import (
 // thousand calls per second the client's CPU per call is part of what a run measures.
 // Client CPU per transaction of a 4-user run on a 2-core VM: ~75-90 µs through pgx,
 // ~26 µs here, most of it now the kernel's (loopback TCP, waking the server, sleeping
-// and waking between replies). Two costs went:
-//
-//   - The runtime's ordinary syscall path. Every read and write of a net.Conn enters
-//     the runtime's syscall state, which wakes sysmon, hands the P off and keeps spare
-//     Ms spinning: more CPU than the syscall itself. Here the socket stays in the Go
-//     netpoller (a goroutine per connection parks as usual, deadlines work), but the
-//     reads and writes inside syscall.RawConn's callbacks are raw syscalls on the
-//     non-blocking descriptor: no syscall bookkeeping, EAGAIN just parks.
-//   - pgx's and pgconn's layers (type map, statement cache, result readers): ~15 µs.
-//     Here a call is one Bind (named statement, binary parameters) + Execute + Sync in
-//     one write, and the reply is read through ReadyForQuery into a few integers.
+// and waking between replies). pgx's and pgconn's layers (type map, statement cache,
+// result readers) cost ~15 µs per call; here a call is one Bind (named statement,
+// binary parameters) + Execute + Sync in one write, and the reply is read through
+// ReadyForQuery into a few integers. The socket's reads and writes are raw syscalls
+// (package rawconn), as for every connection of this engine.
 //
 // pgconn still connects (authentication, TLS negotiation, parameters) and prepares the
-// statements; then the connection is hijacked. A TLS connection cannot be read raw (its
-// bytes go through crypto/tls): the same protocol code then reads and writes through
-// the net.Conn, with the ordinary syscall path.
+// statements; then the connection is hijacked.
 
 // statement is a prepared statement of the procedures mode: one function call whose
 // parameter types fix its arguments' binary encoding and whose one result row is a few
@@ -59,22 +48,12 @@ const (
 // wireConn is one hijacked connection. It is not safe for concurrent calls: a session
 // belongs to one virtual user's goroutine.
 type wireConn struct {
-	nc net.Conn
-	// rc is nc's descriptor for raw I/O; nil when nc is not a plain socket (TLS), and
-	// then nc's own Read and Write serve.
-	rc syscall.RawConn
+	nc net.Conn // a rawconn.Conn, or TLS over one
 
 	wbuf []byte // the request being built, reused
-	out  []byte // what rc.Write still has to write
 	rbuf []byte // received bytes; rbuf[rpos:rlen] are not parsed yet
 	rpos int
 	rlen int
-
-	// The raw I/O callbacks, built once (a closure per call would allocate), and
-	// what they did.
-	readFn, writeFn func(fd uintptr) bool
-	n               int
-	errno           syscall.Errno
 
 	// row is the last call's result row.
 	row [maxColumns]int64
@@ -115,15 +94,7 @@ func dialWire(ctx context.Context, cfg *pgx.ConnConfig, stmts []*statement) (*wi
 		pc.Close(ctx)
 		return nil, err
 	}
-	c := &wireConn{nc: hc.Conn, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192)}
-	if sc, ok := hc.Conn.(syscall.Conn); ok {
-		if c.rc, err = sc.SyscallConn(); err != nil {
-			hc.Conn.Close()
-			return nil, err
-		}
-	}
-	c.readFn, c.writeFn = c.rawRead, c.rawWrite
-	return c, nil
+	return &wireConn{nc: hc.Conn, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192)}, nil
 }
 
 // otherVersion is the fix for a database whose functions do not match these calls.
@@ -328,81 +299,18 @@ func (c *wireConn) receive() (byte, []byte, error) {
 
 // fill reads what the server sent into rbuf[rlen:], waiting for at least one byte.
 func (c *wireConn) fill() error {
-	if c.rc == nil {
-		n, err := c.nc.Read(c.rbuf[c.rlen:])
-		c.rlen += n
-		if n > 0 {
-			return nil
-		}
-		return err
-	}
-	if err := c.rc.Read(c.readFn); err != nil {
-		return err
-	}
-	if c.errno != 0 {
-		return os.NewSyscallError("read", c.errno)
-	}
-	if c.n == 0 {
-		return io.EOF
-	}
-	c.rlen += c.n
-	return nil
-}
-
-// write writes b whole.
-func (c *wireConn) write(b []byte) error {
-	if c.rc == nil {
-		_, err := c.nc.Write(b)
-		return err
-	}
-	c.out, c.errno = b, 0
-	err := c.rc.Write(c.writeFn)
-	c.out = nil
-	if err == nil && c.errno != 0 {
-		err = os.NewSyscallError("write", c.errno)
+	n, err := c.nc.Read(c.rbuf[c.rlen:])
+	c.rlen += n
+	if n > 0 {
+		return nil
 	}
 	return err
 }
 
-// rawRead is rc.Read's callback: one read(2), or false to wait for readability.
-func (c *wireConn) rawRead(fd uintptr) bool {
-	for {
-		n, errno := rawIO(syscall.SYS_READ, fd, c.rbuf[c.rlen:])
-		switch errno {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		}
-		c.n, c.errno = n, errno
-		return true
-	}
-}
-
-// rawWrite is rc.Write's callback: write(2) until c.out is written, or false to wait
-// for writability.
-func (c *wireConn) rawWrite(fd uintptr) bool {
-	for len(c.out) > 0 {
-		n, errno := rawIO(syscall.SYS_WRITE, fd, c.out)
-		switch errno {
-		case 0:
-			c.out = c.out[n:]
-		case syscall.EINTR:
-		case syscall.EAGAIN:
-			return false
-		default:
-			c.errno = errno
-			return true
-		}
-	}
-	return true
-}
-
-// rawIO is read(2) or write(2) without the runtime's syscall bookkeeping: the
-// descriptor is non-blocking, so the call never blocks the thread.
-func rawIO(trap, fd uintptr, b []byte) (int, syscall.Errno) {
-	n, _, errno := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-	return int(n), errno
+// write writes b whole.
+func (c *wireConn) write(b []byte) error {
+	_, err := c.nc.Write(b)
+	return err
 }
 
 // watch makes ctx's cancellation interrupt the connection's I/O.

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/rawconn"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -297,8 +298,8 @@ type netConnOnly struct{ net.Conn }
 // connectRaw opens a procedures session as Connect does: over TCP, with raw I/O.
 func connectRaw(t *testing.T, db *DB) *procSession {
 	s := connect(t, db, engine.Procedures).(*procSession)
-	if s.conn.rc == nil {
-		t.Fatal("a session over TCP does not use raw I/O")
+	if _, ok := s.conn.nc.(*rawconn.Conn); !ok {
+		t.Fatalf("a session over TCP reads and writes through a %T, not raw I/O", s.conn.nc)
 	}
 	return s
 }
@@ -316,7 +317,7 @@ func connectNetConn(t *testing.T, db *DB) *procSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	if s.conn.rc != nil {
+	if _, ok := s.conn.nc.(*rawconn.Conn); ok {
 		t.Fatal("a session over a net.Conn without descriptor uses raw I/O")
 	}
 	return s

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -37,6 +38,16 @@ func Open(ctx context.Context, d *Dialect, driverDSN, shownDSN string) (*DB, err
 	if err != nil {
 		return nil, fmt.Errorf("%w: --dsn %s: %v", input.ErrInvalid, shownDSN, err)
 	}
+	return open(ctx, d, pool, shownDSN)
+}
+
+// OpenConnector is Open for a driver configured in code (what a DSN cannot say, such
+// as how to dial).
+func OpenConnector(ctx context.Context, d *Dialect, c driver.Connector, shownDSN string) (*DB, error) {
+	return open(ctx, d, sql.OpenDB(c), shownDSN)
+}
+
+func open(ctx context.Context, d *Dialect, pool *sql.DB, shownDSN string) (*DB, error) {
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("%w: cannot open %s (check the path or address, user and password): %v", input.ErrInvalid, shownDSN, err)

@@ -1,0 +1,77 @@
+package rawconn
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestConn: a Conn over loopback TCP reads and writes as a net.Conn does: a
+// write larger than the socket buffers completes once the peer reads (EAGAIN parks
+// it), a read deadline interrupts a read, and the peer's close reads as io.EOF.
+func TestConn(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+	}()
+	dialed, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := Wrap(dialed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, ok := nc.(*Conn); !ok {
+		t.Fatalf("Wrap of a TCP connection = %T, want *Conn", nc)
+	}
+	peer := <-accepted
+	if peer == nil {
+		t.Fatal("accept failed")
+	}
+	defer peer.Close()
+
+	// 32 MB: far more than loopback's socket buffers hold.
+	big := bytes.Repeat([]byte("storbench"), 32<<20/9)
+	received := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(peer, int64(len(big))))
+		received <- b
+	}()
+	if n, err := nc.Write(big); n != len(big) || err != nil {
+		t.Fatalf("Write of %d bytes = %d, %v", len(big), n, err)
+	}
+	if b := <-received; !bytes.Equal(b, big) {
+		t.Fatalf("the peer received %d bytes, not the %d written", len(b), len(big))
+	}
+
+	if _, err := peer.Write([]byte("reply")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	if n, err := nc.Read(buf); err != nil || string(buf[:n]) != "reply" {
+		t.Fatalf("Read = %q, %v; want reply", buf[:n], err)
+	}
+
+	nc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if n, err := nc.Read(buf); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read past the deadline = %d, %v; want os.ErrDeadlineExceeded", n, err)
+	}
+	nc.SetReadDeadline(time.Time{})
+
+	peer.Close()
+	if n, err := nc.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("Read after the peer closed = %d, %v; want io.EOF", n, err)
+	}
+}
