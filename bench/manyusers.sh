@@ -16,6 +16,8 @@
 #   REUSE=DIR: use the server and database kept by `KEEP=1 bash bench/buildscale.sh`
 #   (DIR is its scratch directory; the database is its tpcc<warehouses>) instead of
 #   building; the server is restarted with the max_connections needed.
+#   METRICS=off: run with --no-metrics, to tell the driver's CPU from the sampler's
+#   (which reads every server process's /proc files each second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -51,6 +53,7 @@ if [ -n "${REUSE:-}" ]; then
   PGPORT=$(sed -n 4p "$PGDATA_DIR/postmaster.pid")
   DSN="postgres://postgres@127.0.0.1:$PGPORT/tpcc$warehouses?sslmode=disable"
   SB=$work/storbench
+  go build -o "$SB" ./cmd/storbench
   trap 'pg_stop' EXIT
 else
   work=$(mktemp -d "$PWD/.bench-manyusers.XXXXXX")
@@ -79,6 +82,9 @@ else
   echo "$over users on max_connections $max_conn: exit $?, after $(python3 -c "import time; print(f'{time.time()-$start:.1f}')") s: $(tail -1 "$work/over.out")"
 fi
 
+sampler=(--io-latency off)
+[ "${METRICS:-on}" = off ] && sampler=(--no-metrics)
+echo "sampler: ${sampler[*]}"
 for users in "${counts[@]}"; do
   # The machine's available memory, its lowest every 5 s during the run.
   (lowest=$(awk '/MemAvailable/{print $2}' /proc/meminfo)
@@ -91,7 +97,7 @@ for users in "${counts[@]}"; do
   watcher=$!
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   /usr/bin/time -f '%M %U %S %e' -o "$work/time.$users" "$SB" run --dsn "$DSN" --users "$users" --keying \
-    --ramp "${ramp}s" --duration "${duration}s" --io-latency off --json "$work/run.$users.json" >"$work/out.$users"
+    --ramp "${ramp}s" --duration "${duration}s" "${sampler[@]}" --json "$work/run.$users.json" >"$work/out.$users"
   load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   kill "$watcher"
   python3 - "$users" "$work/run.$users.json" "$(cat "$work/time.$users")" "$(cat "$work/memstart.$users")" \
