@@ -78,9 +78,11 @@ measure() { # interval io-latency database(yes/no)
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "storbench run --metrics-only ended early:"; cat "$work/run.out"; exit 1
     fi
-    a=$(tree_cpu "$pid"); r0=$(reads); l0=$(cut -d' ' -f1 /proc/loadavg)
+    a=$(tree_cpu "$pid") || { echo "storbench run --metrics-only ended early:"; cat "$work/run.out"; exit 1; }
+    r0=$(reads); l0=$(cut -d' ' -f1 /proc/loadavg)
     sleep "$long"
-    b=$(tree_cpu "$pid"); r1=$(reads); l1=$(cut -d' ' -f1 /proc/loadavg)
+    b=$(tree_cpu "$pid") || { echo "storbench run --metrics-only ended early:"; cat "$work/run.out"; exit 1; }
+    r1=$(reads); l1=$(cut -d' ' -f1 /proc/loadavg)
     wait "$pid"
     echo "$a $b $r0 $r1 $l0 $l1" >>"$out"
   done

@@ -173,7 +173,6 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 		select {
 		case <-ask.C:
 			l.askChunk()
-			continue
 		case <-l.ready:
 			return l, nil
 		case <-l.exited:
