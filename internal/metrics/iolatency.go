@@ -59,7 +59,7 @@ type IOLatency struct {
 	chunks uint64
 	// chunked is closed (and replaced) whenever a chunk completes.
 	chunked    chan struct{}
-	period     time.Duration
+	chunkWait  time.Duration
 	base       map[histKey]uint64
 	baseChunks uint64
 	primed     bool
@@ -86,19 +86,24 @@ type histEntry struct {
 // carry: not the userspace encoding of stat(2).
 func devT(d BlockDevice) uint32 { return d.Major<<20 | d.Minor }
 
-// flushPeriod is how often bpftrace prints. An interval ends at the last chunk read
-// before Collect, up to a period early: a tenth of the interval at most, and never
-// more than 100 ms; but not under 10 ms, as every print is a pass over the map.
-func flushPeriod(interval time.Duration) time.Duration {
-	return min(max(interval/10, 10*time.Millisecond), 100*time.Millisecond)
+// chunkWait is how long Collect waits for the chunk it asked for: bpftrace prints
+// within milliseconds, but on a busy host it may wait for a CPU. A chunk later than
+// that counts in the next interval.
+func chunkWait(interval time.Duration) time.Duration {
+	return min(max(interval/2, 10*time.Millisecond), 250*time.Millisecond)
 }
 
-// ioLatencyProgram is the bpftrace program for devices.
-func ioLatencyProgram(devices []BlockDevice, period time.Duration) (string, error) {
+// chunkSignal asks bpftrace for a chunk (iolatency.bt): SIGCONT, as it does nothing
+// to a process that is not stopped.
+const chunkSignal = unix.SIGCONT
+
+// ioLatencyProgram is the bpftrace program for devices, printing a chunk when
+// process asker sends bpftrace chunkSignal.
+func ioLatencyProgram(devices []BlockDevice, asker int) (string, error) {
 	params := struct {
-		Devs     []uint32
-		PeriodMs int64
-	}{PeriodMs: max(period.Milliseconds(), 1)}
+		Devs          []uint32
+		Asker, Signal int
+	}{Asker: asker, Signal: int(chunkSignal)}
 	for _, d := range devices {
 		params.Devs = append(params.Devs, devT(d))
 	}
@@ -130,12 +135,12 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	if err := mountTracefs(); err != nil {
 		return nil, err
 	}
-	prog, err := ioLatencyProgram(devices, flushPeriod(interval))
+	prog, err := ioLatencyProgram(devices, os.Getpid())
 	if err != nil {
 		return nil, err
 	}
 
-	l := newIOLatency(devices, flushPeriod(interval))
+	l := newIOLatency(devices, chunkWait(interval))
 	run, stop := context.WithCancel(ctx)
 	l.stop = stop
 	// Line buffering: bpftrace buffers a pipe fully otherwise, and chunks would
@@ -157,40 +162,53 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	go l.wait(ctx)
 
 	// Ready at the first chunk rather than at bpftrace's "Attaching N probes": that
-	// banner comes before the probes are attached, and the interval probe, which
-	// prints the chunks, is attached after the tracepoints.
+	// banner comes before the probes are attached, and the probe that prints the
+	// chunks is attached after the block tracepoints. Asked for until it comes, as
+	// bpftrace misses the signals sent before it attached.
 	timer := time.NewTimer(attachTimeout)
 	defer timer.Stop()
-	select {
-	case <-l.ready:
-		return l, nil
-	case <-l.exited:
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return nil, fmt.Errorf("bpftrace failed to attach: %s", l.attachFailure())
-	case <-timer.C:
-		l.stop()
-		<-l.exited
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return nil, fmt.Errorf("bpftrace did not attach within %v: %s", attachTimeout, l.attachFailure())
-	case <-ctx.Done():
-		l.stop()
-		<-l.exited
-		return nil, ctx.Err()
+	ask := time.NewTicker(20 * time.Millisecond)
+	defer ask.Stop()
+	for {
+		select {
+		case <-ask.C:
+			l.askChunk()
+		case <-l.ready:
+			return l, nil
+		case <-l.exited:
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			return nil, fmt.Errorf("bpftrace failed to attach: %s", l.attachFailure())
+		case <-timer.C:
+			l.stop()
+			<-l.exited
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			return nil, fmt.Errorf("bpftrace did not attach within %v: %s", attachTimeout, l.attachFailure())
+		case <-ctx.Done():
+			l.stop()
+			<-l.exited
+			return nil, ctx.Err()
+		}
 	}
 }
 
-func newIOLatency(devices []BlockDevice, period time.Duration) *IOLatency {
+// askChunk asks bpftrace to print a chunk; one that has exited is told apart by
+// wait, so the error is of no use here.
+func (l *IOLatency) askChunk() {
+	_ = l.cmd.Process.Signal(chunkSignal)
+}
+
+func newIOLatency(devices []BlockDevice, wait time.Duration) *IOLatency {
 	l := &IOLatency{
-		devices: devices,
-		index:   make(map[uint32]int, len(devices)),
-		exited:  make(chan struct{}),
-		ready:   make(chan struct{}),
-		counts:  make(map[histKey]uint64),
-		base:    make(map[histKey]uint64),
-		chunked: make(chan struct{}),
-		period:  period,
+		devices:   devices,
+		index:     make(map[uint32]int, len(devices)),
+		exited:    make(chan struct{}),
+		ready:     make(chan struct{}),
+		counts:    make(map[histKey]uint64),
+		base:      make(map[histKey]uint64),
+		chunked:   make(chan struct{}),
+		chunkWait: wait,
 	}
 	for i, d := range devices {
 		l.index[devT(d)] = i
@@ -325,14 +343,15 @@ func (l *IOLatency) Collect(ctx context.Context, s *Sample) error {
 	return nil
 }
 
-// awaitChunk waits for the next chunk, at most two print periods: one printed after
-// the call covers every I/O completed before it. Without this the last sample of a
-// short backup would miss what its final sync wrote in the last period.
+// awaitChunk asks for a chunk and waits for it, at most l.chunkWait: one printed after
+// the call covers every I/O completed before it (the last sample of a short backup
+// has what its final sync wrote).
 func (l *IOLatency) awaitChunk(ctx context.Context) {
 	l.mu.Lock()
 	next := l.chunked
 	l.mu.Unlock()
-	timer := time.NewTimer(2 * l.period)
+	l.askChunk()
+	timer := time.NewTimer(l.chunkWait)
 	defer timer.Stop()
 	select {
 	case <-next:

@@ -32,7 +32,12 @@ func feed(l *IOLatency, out string, step int) {
 
 func TestIOLatencyParse(t *testing.T) {
 	devs := []BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "sdb", Major: 8, Minor: 16}, {Name: "idle", Major: 8, Minor: 32}}
-	l := newIOLatency(devs, flushPeriod(time.Second))
+	l := newIOLatency(devs, chunkWait(time.Second))
+	// Collect asks the tracer for a chunk: here a process that has ended.
+	l.cmd = exec.Command("true")
+	if err := l.cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
 	vda, sdb := devT(devs[0]), devT(devs[1])
 	if vda != 266338304 || sdb != 8388624 {
 		t.Fatalf("dev_t: vda %d, sdb %d", vda, sdb)
@@ -124,7 +129,7 @@ func TestIOLatencyParseLine(t *testing.T) {
 }
 
 func TestIOLatencyScriptPredicate(t *testing.T) {
-	prog, err := ioLatencyProgram([]BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "nvme0n1", Major: 259, Minor: 1}}, 40*time.Millisecond)
+	prog, err := ioLatencyProgram([]BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "nvme0n1", Major: 259, Minor: 1}}, 4242)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +137,7 @@ func TestIOLatencyScriptPredicate(t *testing.T) {
 	for _, want := range []string{
 		"tracepoint:block:block_rq_issue /" + pred + "/\n",
 		"tracepoint:block:block_rq_complete /(" + pred + ") && @start[args->dev, args->sector]/\n",
-		"interval:ms:40\n",
+		"tracepoint:signal:signal_generate /pid == 4242 && args->sig == 18/\n",
 		"@h[args->dev, $b] = count();",
 	} {
 		if !strings.Contains(prog, want) {
@@ -142,12 +147,15 @@ func TestIOLatencyScriptPredicate(t *testing.T) {
 	if strings.Contains(prog, "{{") || strings.Contains(prog, "<no value>") {
 		t.Error("template not filled in")
 	}
+	if strings.Contains(prog, "interval:") {
+		t.Error("program prints on a timer, not when asked")
+	}
 	for interval, want := range map[time.Duration]time.Duration{
-		time.Second: 100 * time.Millisecond, 10 * time.Second: 100 * time.Millisecond,
-		500 * time.Millisecond: 50 * time.Millisecond, 20 * time.Millisecond: 10 * time.Millisecond,
+		time.Second: 250 * time.Millisecond, 10 * time.Second: 250 * time.Millisecond,
+		100 * time.Millisecond: 50 * time.Millisecond, 10 * time.Millisecond: 10 * time.Millisecond,
 	} {
-		if got := flushPeriod(interval); got != want {
-			t.Errorf("flushPeriod(%v) = %v, want %v", interval, got, want)
+		if got := chunkWait(interval); got != want {
+			t.Errorf("chunkWait(%v) = %v, want %v", interval, got, want)
 		}
 	}
 }
@@ -296,6 +304,45 @@ func iolatTestEnvironment(err error) bool {
 	return false
 }
 
+// TestIOLatencyPrintsWhenAsked: bpftrace prints the histogram when Collect asks for
+// it, not on a timer of its own (every print is a pass over the map, which ten
+// times an interval cost more than the rest of the sampler).
+func TestIOLatencyPrintsWhenAsked(t *testing.T) {
+	skipUnlessBpftrace(t)
+	_, disk := ownDisk(t, 16<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l, err := StartIOLatency(ctx, []BlockDevice{disk}, 100*time.Millisecond)
+	if err != nil {
+		if iolatTestEnvironment(err) {
+			t.Skipf("per-I/O latency not available: %v", err)
+		}
+		t.Fatal(err)
+	}
+	defer l.Close()
+	chunks := func() uint64 {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.chunks
+	}
+	// The chunks asked for until bpftrace attached may still be on their way.
+	time.Sleep(300 * time.Millisecond)
+	before := chunks()
+	time.Sleep(time.Second)
+	if n := chunks() - before; n > 0 {
+		t.Errorf("%d chunks printed in 1 s without being asked for", n)
+	}
+	var s Sample
+	for range 2 {
+		if err := l.Collect(ctx, &s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := chunks() - before; n != 2 {
+		t.Errorf("2 Collects got %d chunks, want 2", n)
+	}
+}
+
 // TestIOLatencyDisk traces synchronous direct writes to a disk of the test's own
 // (ownDisk) and checks the histogram's I/O count against /proc/diskstats over the same
 // span.
@@ -320,7 +367,7 @@ func TestIOLatencyDisk(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	settle := 3 * flushPeriod(interval)
+	settle := chunkWait(interval)
 
 	fd, err := unix.Open(filepath.Join(dir, "f"), unix.O_WRONLY|unix.O_CREAT|unix.O_DIRECT|unix.O_DSYNC, 0o600)
 	if err != nil {

@@ -11,7 +11,7 @@ const (
 	DefaultInterval = time.Second
 	// MinInterval: over a shorter interval a disk completes a handful of I/Os, so its
 	// await and busy figures are noise, and a node_exporter scrape's round trip takes
-	// a good part of it; per-I/O latency is flushed every 100ms at most (flushPeriod).
+	// a good part of it.
 	MinInterval = 100 * time.Millisecond
 	// DefaultIOLatency traces per-I/O latency when this host can, and says why not
 	// otherwise, rather than fail a run for want of bpftrace or root.
