@@ -23,7 +23,10 @@ disk=$(mktemp -d "$PWD/.bench-metrics.XXXXXX")
 chmod 755 "$disk"
 fio_pid=
 cleanup() {
-  [ -n "$fio_pid" ] && kill "$fio_pid" 2>/dev/null && wait "$fio_pid" 2>/dev/null
+  if [ -n "$fio_pid" ]; then
+    kill "$fio_pid" 2>/dev/null || true
+    wait "$fio_pid" 2>/dev/null || true
+  fi
   pg_stop
   rm -rf "$work" "$disk"
 }
