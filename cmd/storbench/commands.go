@@ -81,7 +81,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 	}
 	dsnFlag(c, &dsn)
 	c.Flags().IntVar(&opts.Warehouses, "warehouses", 0, "number of warehouses (schema size; required)")
-	c.Flags().IntVar(&opts.Workers, "workers", runtime.NumCPU(), "load connections in parallel")
+	c.Flags().IntVar(&opts.Workers, "workers", load.DefaultWorkers(), "load connections in parallel")
 	c.Flags().Uint64Var(&opts.Seed, "seed", 0, "random seed of the generated data (same seed, same rows and C-Load; 0: drawn at random; recorded in the build)")
 	c.Flags().StringVar(&opts.Schema, "schema", load.DefaultSchema, "schema and finishing: spec (stock keyed by warehouse, then item; PostgreSQL: VACUUM FREEZE and CHECKPOINT after the load) or hammerdb (HammerDB 4.12's: stock keyed by item, then warehouse; ANALYZE only); recorded in the build")
 	_ = c.MarkFlagRequired("warehouses")

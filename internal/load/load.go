@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -354,3 +355,7 @@ func expectedRows(warehouses int) int64 {
 	}
 	return tpcc.Items + int64(warehouses)*per
 }
+
+// DefaultWorkers is one load connection per CPU: the server's COPY and the
+// generators then keep every core busy (bench/buildscale.sh: CPU-bound either way).
+func DefaultWorkers() int { return runtime.NumCPU() }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
@@ -83,7 +82,7 @@ func (t *target) prepare(ctx context.Context) error { return t.spec.kindOf().pre
 // build loads the study's schema.
 func (t *target) build(ctx context.Context, db engine.Database) error {
 	storage := engine.WatchStorage(ctx, db, t.dsn)
-	sum, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: runtime.NumCPU(),
+	sum, err := load.Build(ctx, db, load.Options{Warehouses: t.workload.Warehouses, Workers: load.DefaultWorkers(),
 		Seed: t.workload.Seed, Version: t.version, Storage: storage, Schema: t.workload.Schema})
 	for _, n := range sum.Notes {
 		fmt.Fprintf(t.log, "target %s: build: %s\n", t.spec.Name, n)
