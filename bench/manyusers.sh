@@ -18,6 +18,8 @@
 #   building; the server is restarted with the max_connections needed.
 #   METRICS=off: run with --no-metrics, to tell the driver's CPU from the sampler's
 #   (which reads every server process's /proc files each second).
+#   SHARED_BUFFERS (default 1GB): a smaller pool shrinks each backend's page tables,
+#   which is what lets 5,000 backends fit in 24 GB (with PER_BACKEND_MB=4 MARGIN_GB=3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -68,7 +70,7 @@ else
     warehouses=$fit
   fi
   go build -o "$SB" ./cmd/storbench
-  pg_start "$work/pg" "shared_buffers = 1GB" "max_wal_size = 4GB" "max_connections = $max_conn"
+  pg_start "$work/pg" "shared_buffers = ${SHARED_BUFFERS:-1GB}" "max_wal_size = 4GB" "max_connections = $max_conn"
   "$SB" build --dsn "$DSN" --warehouses "$warehouses" | grep '^built'
 fi
 echo "== machine: $(nproc) CPUs, $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo); server max_connections $max_conn, $warehouses warehouses; keying and think times on, procedures mode, ramp ${ramp}s, timed ${duration}s"

@@ -7,6 +7,7 @@
 #      over loopback TCP and a Unix-domain socket: 3 runs each, minimum and median, with
 #      the load average at each run's start (the storbench process's own getrusage over
 #      the timed window, divided by the transactions completed in it);
+#  3b. the floor under it: one bare request/reply round trip (bench/wirefloor);
 #   4. check wall time on 4 warehouses;
 #   5. driver max RSS with 1000 users.
 # MariaDB's and SQLite's client CPU per transaction: bash bench/engines.sh 4 20 4,64.
@@ -20,6 +21,7 @@ work=$(mktemp -d /tmp/storbench-bench.XXXXXX)
 trap 'pg_stop; rm -rf "$work"' EXIT
 go build -o "$work/storbench" ./cmd/storbench
 go build -o "$work/gendata" ./bench/gendata
+go build -o "$work/wirefloor" ./bench/wirefloor
 SB="$work/storbench"
 json() { python3 -c "import json,sys; r=json.load(open('$1')); print($2)"; }
 
@@ -91,6 +93,25 @@ mode, u, sock, runs, loads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].
 v = sorted(map(float, runs))
 print("   %-11s %5s %-6s %8.1f %8.1f   %-22s %s" % (mode, u, sock, v[0], st.median(v), " ".join(runs), loads))' \
         "$mode" "$u" "$sock" "${runs[*]}" "${loads[*]}"
+    done
+  done
+done
+
+echo "== 3b. the floor: client CPU of one bare request/reply round trip (bench/wirefloor, 4 connections, ${DUR}s; µs per call)"
+echo "   sleep 0.0005: the server sleeps 0.5 ms per call, so the client sleeps between replies as in a run; sleep 0: SELECT 1"
+printf "   %-10s %-6s %-7s %8s %8s   %s\n" mode socket sleep min median runs
+for sleep in 0.0005 0; do
+  for mode in exchange write-read thread; do
+    for sock in tcp unix; do
+      dsn=$DSN; [ "$sock" = unix ] && dsn=$UNIX_DSN
+      runs=()
+      for i in 1 2 3; do
+        runs+=("$("$work/wirefloor" -dsn "$dsn" -mode "$mode" -sleep "$sleep" -duration "${DUR}s" | sed 's/.*us_per_call=//')")
+      done
+      python3 -c 'import sys, statistics as st
+v = sorted(map(float, sys.argv[4].split()))
+print("   %-10s %-6s %-7s %8.1f %8.1f   %s" % (sys.argv[1], sys.argv[2], sys.argv[3], v[0], st.median(v), sys.argv[4]))' \
+        "$mode" "$sock" "$sleep" "${runs[*]}"
     done
   done
 done

@@ -351,11 +351,11 @@ func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, er
 		}
 		return s, nil
 	}
-	conn, err := pgx.ConnectConfig(ctx, db.cfg.Copy())
+	s, err := newSQLModeSession(ctx, db.cfg)
 	if err != nil {
 		return nil, err
 	}
-	return newSQLModeSession(conn), nil
+	return s, nil
 }
 
 // procedureNames are the functions the procedures mode calls (sql/functions.sql).

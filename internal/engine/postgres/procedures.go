@@ -36,15 +36,15 @@ const (
 )
 
 var (
-	newOrderStmt = statement{name: "storbench_new_order", sql: callNewOrder, columns: 3,
+	newOrderStmt = statement{name: "storbench_new_order", sql: callNewOrder, results: "iii",
 		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4s, oidInt4s, oidInt4s}}
-	paymentStmt = statement{name: "storbench_payment", sql: callPayment, columns: 1,
+	paymentStmt = statement{name: "storbench_payment", sql: callPayment, results: "i",
 		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidBool, oidText, oidInt8}}
-	orderStatusStmt = statement{name: "storbench_order_status", sql: callOrderStatus, columns: 3,
+	orderStatusStmt = statement{name: "storbench_order_status", sql: callOrderStatus, results: "iii",
 		params: []uint32{oidInt4, oidInt4, oidInt4, oidBool, oidText}}
-	deliveryStmt = statement{name: "storbench_delivery", sql: callDelivery, columns: 1,
+	deliveryStmt = statement{name: "storbench_delivery", sql: callDelivery, results: "i",
 		params: []uint32{oidInt4, oidInt4}}
-	stockLevelStmt = statement{name: "storbench_stock_level", sql: callStockLevel, columns: 1,
+	stockLevelStmt = statement{name: "storbench_stock_level", sql: callStockLevel, results: "i",
 		params: []uint32{oidInt4, oidInt4, oidInt4}}
 
 	procStatements = []*statement{&newOrderStmt, &paymentStmt, &orderStatusStmt, &deliveryStmt, &stockLevelStmt}

@@ -638,7 +638,7 @@ func testSQLConnection(t *testing.T, ts *testServer) {
 	payment := &tpcc.PaymentInput{WID: 1, DID: 1, CWID: 1, CDID: 1, CID: 1, Amount: 100}
 	t.Run("RawIO", func(t *testing.T) {
 		isRaw := func(nc net.Conn) bool { _, ok := nc.(*rawconn.Conn); return ok }
-		if nc := connect(t, db, engine.SQL).(*sqlSession).conn.PgConn().Conn(); !isRaw(nc) {
+		if nc := connect(t, db, engine.SQL).(*sqlSession).conn.nc; !isRaw(nc) {
 			t.Errorf("the sql mode's connection reads and writes through a %T, not raw I/O", nc)
 		}
 	})

@@ -65,92 +65,96 @@ var (
 	sqlStockLevel string
 )
 
-// Transaction control. Order-Status reads its customer, order and lines in one snapshot.
-const (
-	sqlBegin         = "BEGIN"
-	sqlBeginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
-	sqlCommit        = "COMMIT"
-	sqlRollback      = "ROLLBACK"
+// The prepared statements of the sql mode: parameter types explicit for integers (0,
+// for texts, lets the server infer the column's text type), and what each result
+// column is (see statement.results).
+var (
+	noDistrict  = statement{name: "sb_no_district", sql: sqlNODistrict, params: []uint32{oidInt4, oidInt4}, results: "ii"}
+	noWarehouse = statement{name: "sb_no_warehouse", sql: sqlNOWarehouse, params: []uint32{oidInt4}, results: "i"}
+	noCustomer  = statement{name: "sb_no_customer", sql: sqlNOCustomer, params: []uint32{oidInt4, oidInt4, oidInt4}, results: "i--"}
+	noItem      = statement{name: "sb_no_item", sql: sqlNOItem, params: []uint32{oidInt4}, results: "i-t"}
+	noStock     = statement{name: "sb_no_stock", sql: sqlNOStock, params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4}, results: "-tt"}
+	noOrder     = statement{name: "sb_no_order", sql: sqlNOOrder, params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidInt4}}
+	noNewOrder  = statement{name: "sb_no_new_order", sql: sqlNONewOrder, params: []uint32{oidInt4, oidInt4, oidInt4}}
+	noOrderLine = statement{name: "sb_no_order_line", sql: sqlNOOrderLine,
+		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidInt8, 0}}
+
+	customersByName = statement{name: "sb_customers_by_name", sql: sqlCustomersByName, params: []uint32{oidInt4, oidInt4, 0}, results: "i"}
+
+	payWarehouse = statement{name: "sb_pay_warehouse", sql: sqlPayWarehouse, params: []uint32{oidInt4, oidInt8}, results: "t-----"}
+	payDistrict  = statement{name: "sb_pay_district", sql: sqlPayDistrict, params: []uint32{oidInt4, oidInt4, oidInt8}, results: "t-----"}
+	payCustomer  = statement{name: "sb_pay_customer", sql: sqlPayCustomer,
+		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidInt8}, results: "--------------"}
+	payHistory = statement{name: "sb_pay_history", sql: sqlPayHistory,
+		params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4, oidInt4, oidInt8, oidText, oidText}}
+
+	osCustomer = statement{name: "sb_os_customer", sql: sqlOSCustomer, params: []uint32{oidInt4, oidInt4, oidInt4}, results: "----"}
+	osOrder    = statement{name: "sb_os_order", sql: sqlOSOrder, params: []uint32{oidInt4, oidInt4, oidInt4}, results: "i--"}
+	osLines    = statement{name: "sb_os_lines", sql: sqlOSLines, params: []uint32{oidInt4, oidInt4, oidInt4}, results: "-----"}
+
+	dlLock       = statement{name: "sb_dl_lock", sql: sqlDLLock, params: []uint32{oidInt4}, results: "-"}
+	dlNewOrder   = statement{name: "sb_dl_new_order", sql: sqlDLNewOrder, params: []uint32{oidInt4, oidInt4}, results: "i"}
+	dlOrder      = statement{name: "sb_dl_order", sql: sqlDLOrder, params: []uint32{oidInt4, oidInt4, oidInt4, oidInt4}, results: "i"}
+	dlOrderLines = statement{name: "sb_dl_order_lines", sql: sqlDLOrderLines, params: []uint32{oidInt4, oidInt4, oidInt4}, results: "i"}
+	dlCustomer   = statement{name: "sb_dl_customer", sql: sqlDLCustomer, params: []uint32{oidInt4, oidInt4, oidInt4, oidInt8}}
+
+	stockLevel = statement{name: "sb_stock_level", sql: sqlStockLevel, params: []uint32{oidInt4, oidInt4, oidInt4}, results: "i"}
+
+	// Transaction control. Order-Status reads its customer, order and lines in one
+	// snapshot.
+	begin         = statement{name: "sb_begin", sql: "BEGIN"}
+	beginSnapshot = statement{name: "sb_begin_snapshot", sql: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"}
+	commit        = statement{name: "sb_commit", sql: "COMMIT"}
+	rollback      = statement{name: "sb_rollback", sql: "ROLLBACK"}
+
+	sqlStatements = []*statement{&noDistrict, &noWarehouse, &noCustomer, &noItem, &noStock, &noOrder, &noNewOrder,
+		&noOrderLine, &customersByName, &payWarehouse, &payDistrict, &payCustomer, &payHistory, &osCustomer, &osOrder,
+		&osLines, &dlLock, &dlNewOrder, &dlOrder, &dlOrderLines, &dlCustomer, &stockLevel, &begin, &beginSnapshot,
+		&commit, &rollback}
 )
 
 // sqlSession runs each transaction as client-side statements between BEGIN and COMMIT,
-// batched: the statements of a batch whose arguments are known go in one round trip.
-// Money crosses the wire as integer cents (and taxes as 1/10000) both ways, so the
-// client computes exactly without decoding numerics.
+// batched (batch.go): the statements of a batch whose arguments are known go in one
+// round trip. Money crosses the wire as integer cents (and taxes as 1/10000) both ways,
+// so the client computes exactly without decoding numerics.
 type sqlSession struct {
-	conn *pgx.Conn
+	conn *wireConn
 
-	// Arguments, reached through the slices below (see int4Arg).
-	w, d, c, cw, cd, carrier, threshold int4Arg
-	oID, olCnt, allLocal                int4Arg
-	cLast, wName, dName                 textArg
-	cents                               int8Arg
-	line                                [tpcc.MaxOrderLines]sqlLine
-	order                               [tpcc.MaxOrderLines]int // New-Order lines in stock-lock order
-	district                            [tpcc.DistrictsPerWarehouse]sqlDistrict
-
-	wArgs, wdArgs, wdcArgs, orderArgs, newOrderArgs []any
-	payWarehouseArgs, payDistrictArgs, byNameArgs   []any
-	payCustomerArgs, payHistoryArgs, stockLevelArgs []any
-	skip                                            []any // nil destinations: values read, not decoded
-	dst                                             []any // scratch destinations
+	line     [tpcc.MaxOrderLines]sqlLine
+	order    [tpcc.MaxOrderLines]int // New-Order lines in stock-lock order
+	district [tpcc.DistrictsPerWarehouse]sqlDistrict
 
 	// Results: the last transaction's outputs, kept for tests and debugging.
-	wTax, dTax, discount int32 // 1/10000
+	c, oID               int32
+	wTax, dTax, discount int64 // 1/10000
 	total                int64 // New-Order's total in cents (2.4.2.2)
 	ids                  []int32
-	id, lines, count     int32
-	amount               int64 // an order line's amount in cents
+	lines, count         int32
 }
 
-// sqlLine is one New-Order line's arguments and results.
+// sqlLine is one New-Order line's results.
 type sqlLine struct {
-	number, item, supply, qty, remote int4Arg
-	price                             int32 // cents
-	amount                            int8Arg
-	dist                              textArg // s_dist_XX, becomes ol_dist_info
-	iData, sData                      string  // i_data and s_data: the brand-generic (2.4.2.2)
-	found                             bool
-	itemArgs, stockArgs, lineArgs     []any
+	price        int64  // cents
+	amount       int64  // cents
+	dist         string // s_dist_XX, becomes ol_dist_info
+	iData, sData string // i_data and s_data: the brand-generic (2.4.2.2)
+	found        bool
 }
 
-// sqlDistrict is one Delivery district's arguments and results.
+// sqlDistrict is one Delivery district's results.
 type sqlDistrict struct {
-	d, oID, cID                       int4Arg
-	cents                             int8Arg
-	delivered                         bool
-	newOrderArgs, orderArgs, lineArgs []any
-	customerArgs                      []any
+	oID, cID  int32
+	cents     int64
+	delivered bool
 }
 
-func newSQLModeSession(conn *pgx.Conn) *sqlSession {
-	s := &sqlSession{conn: conn, ids: make([]int32, 0, 16), skip: make([]any, 16), dst: make([]any, 0, 16)}
-	s.wArgs = args(&s.w)
-	s.wdArgs = args(&s.w, &s.d)
-	s.wdcArgs = args(&s.w, &s.d, &s.c)
-	s.orderArgs = args(&s.oID, &s.d, &s.w, &s.c, &s.olCnt, &s.allLocal)
-	s.newOrderArgs = args(&s.oID, &s.d, &s.w)
-	for i := range s.line {
-		l := &s.line[i]
-		l.itemArgs = args(&l.item)
-		l.stockArgs = args(&l.supply, &l.item, &l.qty, &l.remote, &s.d)
-		l.lineArgs = args(&s.oID, &s.d, &s.w, &l.number, &l.item, &l.supply, &l.qty, &l.amount, &l.dist)
+// newSQLModeSession connects with cfg and prepares the statements.
+func newSQLModeSession(ctx context.Context, cfg *pgx.ConnConfig) (*sqlSession, error) {
+	conn, err := dialWire(ctx, cfg, sqlStatements)
+	if err != nil {
+		return nil, err
 	}
-	s.payWarehouseArgs = args(&s.w, &s.cents)
-	s.payDistrictArgs = args(&s.w, &s.d, &s.cents)
-	s.byNameArgs = args(&s.cw, &s.cd, &s.cLast)
-	s.payCustomerArgs = args(&s.cw, &s.cd, &s.c, &s.d, &s.w, &s.cents)
-	s.payHistoryArgs = args(&s.c, &s.cd, &s.cw, &s.d, &s.w, &s.cents, &s.wName, &s.dName)
-	for i := range s.district {
-		t := &s.district[i]
-		t.d = int4Arg(i + 1)
-		t.newOrderArgs = args(&s.w, &t.d)
-		t.orderArgs = args(&s.w, &t.d, &t.oID, &s.carrier)
-		t.lineArgs = args(&s.w, &t.d, &t.oID)
-		t.customerArgs = args(&s.w, &t.d, &t.cID, &t.cents)
-	}
-	s.stockLevelArgs = args(&s.w, &s.d, &s.threshold)
-	return s
+	return &sqlSession{conn: conn, ids: make([]int32, 0, 16)}, nil
 }
 
 // NewOrder implements engine.Session (2.4.2). First batch: BEGIN, the district, the
@@ -164,48 +168,50 @@ func (s *sqlSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool
 	if n > len(s.line) {
 		return false, fmt.Errorf("new-order with %d lines: at most %d", n, len(s.line))
 	}
-	s.w, s.d, s.c = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.CID)
-	s.olCnt, s.allLocal = int4Arg(n), 1
-	for i, l := range in.Lines {
-		ln := &s.line[i]
-		ln.number, ln.item, ln.supply, ln.qty = int4Arg(i+1), int4Arg(l.ItemID), int4Arg(l.SupplyWID), int4Arg(l.Quantity)
-		ln.remote = 0
-		if l.SupplyWID != in.WID { // 2.4.2.2: s_remote_cnt, o_all_local
-			ln.remote, s.allLocal = 1, 0
+	w, d := in.WID, in.DID
+	allLocal := 1
+	for _, l := range in.Lines {
+		if l.SupplyWID != w { // 2.4.2.2: o_all_local
+			allLocal = 0
 		}
 	}
 	order := in.LockOrder(s.order[:0])
 
-	var b pgx.Batch
-	b.Queue(sqlBegin)
-	b.Queue(sqlNODistrict, s.wdArgs...)
-	b.Queue(sqlNOWarehouse, s.wArgs...)
-	b.Queue(sqlNOCustomer, s.wdcArgs...)
-	for i := range n {
-		b.Queue(sqlNOItem, s.line[i].itemArgs...)
+	c := s.conn
+	c.queue(&begin)
+	c.queue(&noDistrict, num(w), num(d))
+	c.queue(&noWarehouse, num(w))
+	c.queue(&noCustomer, num(w), num(d), num(in.CID))
+	for _, l := range in.Lines {
+		c.queue(&noItem, num(l.ItemID))
 	}
 	for _, i := range order {
-		b.Queue(sqlNOStock, s.line[i].stockArgs...)
+		l := &in.Lines[i]
+		remote := 0
+		if l.SupplyWID != w { // 2.4.2.2: s_remote_cnt
+			remote = 1
+		}
+		c.queue(&noStock, num(l.SupplyWID), num(l.ItemID), num(l.Quantity), num(remote), num(d))
 	}
-	missing, err := s.readNewOrder(s.conn.SendBatch(ctx, &b), n, order)
+	missing, err := s.readNewOrder(c.sendBatch(ctx), in, order)
 	if err != nil {
 		return false, s.abort(ctx, err)
 	}
 
-	b = pgx.Batch{}
-	b.Queue(sqlNOOrder, s.orderArgs...)
-	b.Queue(sqlNONewOrder, s.newOrderArgs...)
-	for i := range n {
-		if s.line[i].found {
-			b.Queue(sqlNOOrderLine, s.line[i].lineArgs...)
+	c.queue(&noOrder, num(s.oID), num(d), num(w), num(in.CID), num(n), num(allLocal))
+	c.queue(&noNewOrder, num(s.oID), num(d), num(w))
+	for i, l := range in.Lines {
+		if ln := &s.line[i]; ln.found {
+			c.queue(&noOrderLine, num(s.oID), num(d), num(w), num(i+1), num(l.ItemID), num(l.SupplyWID),
+				num(l.Quantity), num(ln.amount), str(ln.dist))
 		}
 	}
 	if missing {
-		b.Queue(sqlRollback) // 2.4.2.3: everything rolls back, d_next_o_id included
+		c.queue(&rollback) // 2.4.2.3: everything rolls back, d_next_o_id included
 	} else {
-		b.Queue(sqlCommit)
+		c.queue(&commit)
 	}
-	if err := s.conn.SendBatch(ctx, &b).Close(); err != nil {
+	if err := c.sendBatch(ctx).close(); err != nil {
 		return false, s.abort(ctx, err)
 	}
 	if !missing {
@@ -218,93 +224,95 @@ func (s *sqlSession) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (bool
 
 // readNewOrder reads the first New-Order batch: it reports whether an item was unused
 // and computes the lines' amounts and the order's total.
-func (s *sqlSession) readNewOrder(br pgx.BatchResults, n int, order []int) (missing bool, err error) {
-	defer func() {
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if _, err = br.Exec(); err != nil {
-		return false, err
+func (s *sqlSession) readNewOrder(r *reply, in *tpcc.NewOrderInput, order []int) (bool, error) {
+	r.exec() // BEGIN
+	if r.one(&noDistrict) {
+		s.dTax, s.oID = r.int(0), int32(r.int(1))
+	} else if r.err == nil {
+		return false, s.noRow(r, "district (%d, %d)", in.WID, in.DID)
 	}
-	if err = br.QueryRow().Scan(&s.dTax, &s.oID); err != nil {
-		return false, fmt.Errorf("district: %w", err)
+	if r.one(&noWarehouse) {
+		s.wTax = r.int(0)
+	} else if r.err == nil {
+		return false, s.noRow(r, "warehouse %d", in.WID)
 	}
-	if err = br.QueryRow().Scan(&s.wTax); err != nil {
-		return false, fmt.Errorf("warehouse: %w", err)
+	if r.one(&noCustomer) {
+		s.discount = r.int(0)
+	} else if r.err == nil {
+		return false, s.noRow(r, "customer (%d, %d, %d)", in.WID, in.DID, in.CID)
 	}
-	if err = br.QueryRow().Scan(append(s.dst[:0], &s.discount, nil, nil)...); err != nil {
-		return false, fmt.Errorf("customer: %w", err)
-	}
+	missing := false
 	var sum int64
-	for i := range n {
+	for i, l := range in.Lines {
 		ln := &s.line[i]
-		err = br.QueryRow().Scan(append(s.dst[:0], &ln.price, nil, &ln.iData)...)
-		ln.found = err == nil
-		if errors.Is(err, pgx.ErrNoRows) { // 2.4.2.3: an unused item id
-			missing, err = true, nil
+		ln.found = r.one(&noItem)
+		if !ln.found { // 2.4.2.3: an unused item id
+			missing = true
 			continue
 		}
-		if err != nil {
-			return false, err
-		}
-		ln.amount = int8Arg(int64(ln.price) * int64(ln.qty)) // 2.4.2.2: ol_amount = qty * i_price
-		sum += int64(ln.amount)
+		ln.price, ln.iData = r.int(0), r.text(2)
+		ln.amount = ln.price * int64(l.Quantity) // 2.4.2.2: ol_amount = qty * i_price
+		sum += ln.amount
 	}
 	for _, i := range order {
 		ln := &s.line[i]
-		err = br.QueryRow().Scan(append(s.dst[:0], nil, &ln.sData, &ln.dist)...)
-		if errors.Is(err, pgx.ErrNoRows) {
-			if !ln.found {
-				err = nil // the unused item has no stock either
-				continue
-			}
-			return false, fmt.Errorf("stock of item %d in warehouse %d is missing", ln.item, ln.supply)
+		if r.one(&noStock) {
+			ln.sData, ln.dist = r.text(1), r.text(2)
+		} else if ln.found && r.err == nil {
+			l := &in.Lines[i]
+			return false, s.noRow(r, "stock of item %d in warehouse %d", l.ItemID, l.SupplyWID)
 		}
-		if err != nil {
-			return false, err
-		}
+		// The unused item has no stock either.
+	}
+	if err := r.close(); err != nil {
+		return false, err
 	}
 	// 2.4.2.2: total = sum(ol_amount) * (1 - c_discount) * (1 + w_tax + d_tax), in
 	// cents, rounded half up like numeric's round().
 	const scale = 10000 * 10000
-	s.total = (sum*int64(10000-s.discount)*int64(10000+s.wTax+s.dTax) + scale/2) / scale
+	s.total = (sum*(10000-s.discount)*(10000+s.wTax+s.dTax) + scale/2) / scale
 	return missing, nil
+}
+
+// noRow ends a batch in which a row the transaction needs is missing: the error says
+// which (a client error: the connection stays usable).
+func (s *sqlSession) noRow(r *reply, format string, a ...any) error {
+	if err := r.close(); err != nil {
+		return err
+	}
+	return fmt.Errorf("no row: "+format, a...)
 }
 
 // Payment implements engine.Session (2.5.2). First batch: BEGIN, the warehouse, the
 // district, and the customer (by id) or the customers of that name. Second: the
 // customer by name, the history row, COMMIT.
 func (s *sqlSession) Payment(ctx context.Context, in *tpcc.PaymentInput) error {
-	s.w, s.d, s.cw, s.cd = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.CWID), int4Arg(in.CDID)
-	s.c, s.cLast, s.cents = int4Arg(in.CID), textArg(in.CLast), int8Arg(in.Amount)
-
-	var b pgx.Batch
-	b.Queue(sqlBegin)
-	b.Queue(sqlPayWarehouse, s.payWarehouseArgs...)
-	b.Queue(sqlPayDistrict, s.payDistrictArgs...)
+	c := s.conn
+	s.c = int32(in.CID)
+	c.queue(&begin)
+	c.queue(&payWarehouse, num(in.WID), num(in.Amount))
+	c.queue(&payDistrict, num(in.WID), num(in.DID), num(in.Amount))
 	if in.ByName {
-		b.Queue(sqlCustomersByName, s.byNameArgs...)
+		c.queue(&customersByName, num(in.CWID), num(in.CDID), str(in.CLast))
 	} else {
-		b.Queue(sqlPayCustomer, s.payCustomerArgs...)
+		c.queue(&payCustomer, num(in.CWID), num(in.CDID), num(in.CID), num(in.DID), num(in.WID), num(in.Amount))
 	}
-	if err := s.readPayment(s.conn.SendBatch(ctx, &b), in.ByName); err != nil {
+	wName, dName, err := s.readPayment(c.sendBatch(ctx), in)
+	if err != nil {
 		return s.abort(ctx, err)
 	}
 
-	b = pgx.Batch{}
 	if in.ByName {
-		b.Queue(sqlPayCustomer, s.payCustomerArgs...)
+		c.queue(&payCustomer, num(in.CWID), num(in.CDID), num(s.c), num(in.DID), num(in.WID), num(in.Amount))
 	}
-	b.Queue(sqlPayHistory, s.payHistoryArgs...)
-	b.Queue(sqlCommit)
-	br := s.conn.SendBatch(ctx, &b)
-	var err error
-	if in.ByName {
-		err = s.readPaidCustomer(br)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	c.queue(&payHistory, num(s.c), num(in.CDID), num(in.CWID), num(in.DID), num(in.WID), num(in.Amount),
+		str(wName), str(dName))
+	c.queue(&commit)
+	r := c.sendBatch(ctx)
+	if in.ByName && !r.one(&payCustomer) && r.err == nil {
+		err = s.noRow(r, "customer (%d, %d, %d)", in.CWID, in.CDID, s.c)
+	} else {
+		err = r.close()
 	}
 	if err != nil {
 		return s.abort(ctx, err)
@@ -312,133 +320,90 @@ func (s *sqlSession) Payment(ctx context.Context, in *tpcc.PaymentInput) error {
 	return nil
 }
 
-func (s *sqlSession) readPayment(br pgx.BatchResults, byName bool) (err error) {
-	defer func() {
-		if cerr := br.Close(); err == nil {
-			err = cerr
+// readPayment reads the first Payment batch and returns the warehouse's and the
+// district's names (2.5.2.2: they make h_data; the addresses are read for display).
+func (s *sqlSession) readPayment(r *reply, in *tpcc.PaymentInput) (wName, dName string, err error) {
+	r.exec() // BEGIN
+	if r.one(&payWarehouse) {
+		wName = r.text(0)
+	} else if r.err == nil {
+		return "", "", s.noRow(r, "warehouse %d", in.WID)
+	}
+	if r.one(&payDistrict) {
+		dName = r.text(0)
+	} else if r.err == nil {
+		return "", "", s.noRow(r, "district (%d, %d)", in.WID, in.DID)
+	}
+	if in.ByName {
+		if err := s.middleCustomer(r, in.CWID, in.CDID, in.CLast); err != nil {
+			return "", "", err
 		}
-	}()
-	if _, err = br.Exec(); err != nil {
-		return err
+	} else if !r.one(&payCustomer) && r.err == nil { // its name, address, credit and new balance, for display
+		return "", "", s.noRow(r, "customer (%d, %d, %d)", in.CWID, in.CDID, in.CID)
 	}
-	// 2.5.2.2: w_name and d_name make h_data; the addresses are read for display.
-	if err = br.QueryRow().Scan(append(s.dst[:0], &s.wName, nil, nil, nil, nil, nil)...); err != nil {
-		return fmt.Errorf("warehouse: %w", err)
-	}
-	if err = br.QueryRow().Scan(append(s.dst[:0], &s.dName, nil, nil, nil, nil, nil)...); err != nil {
-		return fmt.Errorf("district: %w", err)
-	}
-	if byName {
-		id, err := s.middleCustomer(br)
-		if err != nil {
-			return err
-		}
-		s.c = int4Arg(id)
-		return nil
-	}
-	return s.readPaidCustomer(br)
+	return wName, dName, r.close()
 }
 
-// readPaidCustomer reads the paid customer's row (2.5.2.2: its name, address, credit
-// and new balance, for display).
-func (s *sqlSession) readPaidCustomer(br pgx.BatchResults) error {
-	if err := br.QueryRow().Scan(s.skip[:14]...); err != nil {
-		return fmt.Errorf("customer %d: %w", s.c, err)
-	}
-	return nil
-}
-
-// middleCustomer reads the customers of one last name, ordered by c_first, and returns
-// the id at position ceil(n/2) (2.5.2.2, 2.6.2.2).
-func (s *sqlSession) middleCustomer(br pgx.BatchResults) (int32, error) {
-	rows, err := br.Query()
-	if err != nil {
-		return 0, err
-	}
+// middleCustomer reads the customers of one last name, ordered by c_first, and sets
+// s.c to the id at position ceil(n/2) (2.5.2.2, 2.6.2.2).
+func (s *sqlSession) middleCustomer(r *reply, w, d int, last string) error {
 	s.ids = s.ids[:0]
-	for rows.Next() {
-		if err := rows.Scan(&s.id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		s.ids = append(s.ids, s.id)
+	for r.next(&customersByName) {
+		s.ids = append(s.ids, int32(r.int(0)))
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
+	if r.err != nil {
+		return r.close()
 	}
 	if len(s.ids) == 0 {
-		return 0, fmt.Errorf("no customer named %s in district (%d, %d)", s.cLast, s.cw, s.cd)
+		return s.noRow(r, "customer named %s in district (%d, %d)", last, w, d)
 	}
-	return s.ids[(len(s.ids)-1)/2], nil
+	s.c = s.ids[(len(s.ids)-1)/2]
+	return nil
 }
 
 // OrderStatus implements engine.Session (2.6.2): in one repeatable-read, read-only
 // transaction, the customer (by name: a first batch finds its id), its latest order
 // and that order's lines.
 func (s *sqlSession) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput) error {
-	s.w, s.d, s.c = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.CID)
-	s.cw, s.cd, s.cLast = s.w, s.d, textArg(in.CLast)
-
-	var b pgx.Batch
-	b.Queue(sqlBeginSnapshot)
+	c := s.conn
+	s.c = int32(in.CID)
+	c.queue(&beginSnapshot)
 	if in.ByName {
-		b.Queue(sqlCustomersByName, s.byNameArgs...)
-		br := s.conn.SendBatch(ctx, &b)
-		_, err := br.Exec()
-		var id int32
+		c.queue(&customersByName, num(in.WID), num(in.DID), str(in.CLast))
+		r := c.sendBatch(ctx)
+		r.exec()
+		err := s.middleCustomer(r, in.WID, in.DID, in.CLast)
 		if err == nil {
-			id, err = s.middleCustomer(br)
-		}
-		if cerr := br.Close(); err == nil {
-			err = cerr
+			err = r.close()
 		}
 		if err != nil {
 			return s.abort(ctx, err)
 		}
-		s.c = int4Arg(id)
-		b = pgx.Batch{}
 	}
-	b.Queue(sqlOSCustomer, s.wdcArgs...)
-	b.Queue(sqlOSOrder, s.wdcArgs...)
-	b.Queue(sqlOSLines, s.wdcArgs...)
-	b.Queue(sqlCommit)
-	if err := s.readOrderStatus(s.conn.SendBatch(ctx, &b), !in.ByName); err != nil {
+	c.queue(&osCustomer, num(in.WID), num(in.DID), num(s.c))
+	c.queue(&osOrder, num(in.WID), num(in.DID), num(s.c))
+	c.queue(&osLines, num(in.WID), num(in.DID), num(s.c))
+	c.queue(&commit)
+	r := c.sendBatch(ctx)
+	if !in.ByName {
+		r.exec() // BEGIN
+	}
+	// 2.6.2.2: balance and name, for display.
+	if !r.one(&osCustomer) && r.err == nil {
+		return s.abort(ctx, s.noRow(r, "customer (%d, %d, %d)", in.WID, in.DID, s.c))
+	}
+	s.oID = 0
+	if r.one(&osOrder) {
+		s.oID = int32(r.int(0))
+	}
+	s.lines = 0
+	for r.next(&osLines) { // item, supply warehouse, quantity, amount, delivery date: for display
+		s.lines++
+	}
+	if err := r.close(); err != nil {
 		return s.abort(ctx, err)
 	}
 	return nil
-}
-
-func (s *sqlSession) readOrderStatus(br pgx.BatchResults, begin bool) (err error) {
-	defer func() {
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if begin {
-		if _, err = br.Exec(); err != nil {
-			return err
-		}
-	}
-	// 2.6.2.2: balance and name, for display.
-	if err = br.QueryRow().Scan(s.skip[:4]...); err != nil {
-		return fmt.Errorf("customer %d: %w", s.c, err)
-	}
-	s.oID = 0
-	err = br.QueryRow().Scan(append(s.dst[:0], &s.oID, nil, nil)...)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		return err
-	}
-	s.lines = 0
-	for rows.Next() { // item, supply warehouse, quantity, amount, delivery date: for display
-		s.lines++
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 // Delivery implements engine.Session (2.7.4), the 10 districts in one transaction.
@@ -446,136 +411,122 @@ func (s *sqlSession) readOrderStatus(br pgx.BatchResults, begin bool) (err error
 // delivered orders' carrier and customer, their lines dated and summed. Third: the
 // customers' balances, COMMIT. Returns the districts skipped for want of an order.
 func (s *sqlSession) Delivery(ctx context.Context, in *tpcc.DeliveryInput) (int, error) {
-	s.w, s.carrier = int4Arg(in.WID), int4Arg(in.CarrierID)
-
-	var b pgx.Batch
-	b.Queue(sqlBegin)
-	b.Queue(sqlDLLock, s.wArgs...)
-	for i := range s.district {
-		b.Queue(sqlDLNewOrder, s.district[i].newOrderArgs...)
+	c := s.conn
+	w := in.WID
+	c.queue(&begin)
+	c.queue(&dlLock, num(w))
+	for d := range s.district {
+		c.queue(&dlNewOrder, num(w), num(d+1))
 	}
-	skipped, err := s.readOldest(s.conn.SendBatch(ctx, &b))
-	if err != nil {
+	r := c.sendBatch(ctx)
+	r.exec() // BEGIN
+	r.exec() // the warehouse's Delivery lock
+	skipped := 0
+	for i := range s.district {
+		t := &s.district[i]
+		t.delivered = r.one(&dlNewOrder)
+		if t.delivered {
+			t.oID = int32(r.int(0))
+		} else { // 2.7.4.2: no order to deliver: skipped
+			skipped++
+		}
+	}
+	if err := r.close(); err != nil {
 		return 0, s.abort(ctx, err)
 	}
 
 	if skipped < len(s.district) {
-		b = pgx.Batch{}
 		for i := range s.district {
 			if t := &s.district[i]; t.delivered {
-				b.Queue(sqlDLOrder, t.orderArgs...)
-				b.Queue(sqlDLOrderLines, t.lineArgs...)
+				c.queue(&dlOrder, num(w), num(i+1), num(t.oID), num(in.CarrierID))
+				c.queue(&dlOrderLines, num(w), num(i+1), num(t.oID))
 			}
 		}
-		if err := s.readDelivered(s.conn.SendBatch(ctx, &b)); err != nil {
+		if err := s.readDelivered(c.sendBatch(ctx), w); err != nil {
 			return 0, s.abort(ctx, err)
 		}
 	}
 
-	b = pgx.Batch{}
 	for i := range s.district {
 		if t := &s.district[i]; t.delivered {
-			b.Queue(sqlDLCustomer, t.customerArgs...)
+			c.queue(&dlCustomer, num(w), num(i+1), num(t.cID), num(t.cents))
 		}
 	}
-	b.Queue(sqlCommit)
-	if err := s.conn.SendBatch(ctx, &b).Close(); err != nil {
+	c.queue(&commit)
+	if err := c.sendBatch(ctx).close(); err != nil {
 		return 0, s.abort(ctx, err)
 	}
 	return skipped, nil
 }
 
-func (s *sqlSession) readOldest(br pgx.BatchResults) (skipped int, err error) {
-	defer func() {
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	for range 2 { // BEGIN, the warehouse's Delivery lock
-		if _, err = br.Exec(); err != nil {
-			return 0, err
-		}
-	}
-	for i := range s.district {
-		t := &s.district[i]
-		err = br.QueryRow().Scan(&t.oID)
-		t.delivered = err == nil
-		if errors.Is(err, pgx.ErrNoRows) { // 2.7.4.2: no order to deliver: skipped
-			skipped++
-			err = nil
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	return skipped, nil
-}
-
-func (s *sqlSession) readDelivered(br pgx.BatchResults) (err error) {
-	defer func() {
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-	}()
+// readDelivered reads the second Delivery batch: each delivered order's customer and
+// the sum of its lines' amounts.
+func (s *sqlSession) readDelivered(r *reply, w int) error {
 	for i := range s.district {
 		t := &s.district[i]
 		if !t.delivered {
 			continue
 		}
-		if err = br.QueryRow().Scan(&t.cID); err != nil {
-			return fmt.Errorf("order %d of district (%d, %d): %w", t.oID, s.w, t.d, err)
-		}
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		t.cents = 0
-		for rows.Next() {
-			if err := rows.Scan(&s.amount); err != nil {
-				rows.Close()
-				return err
+		if !r.one(&dlOrder) {
+			if r.err != nil {
+				return r.close()
 			}
-			t.cents += int8Arg(s.amount) // 2.7.4.2: sum(ol_amount)
+			return s.noRow(r, "order %d of district (%d, %d)", t.oID, w, i+1)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+		t.cID = int32(r.int(0))
+		t.cents = 0
+		for r.next(&dlOrderLines) {
+			t.cents += r.int(0) // 2.7.4.2: sum(ol_amount)
 		}
 	}
-	return nil
+	return r.close()
 }
 
 // StockLevel implements engine.Session (2.8.2): one statement, no explicit transaction
 // (isolation level 1 suffices, 2.8.2.1).
 func (s *sqlSession) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (int, error) {
-	s.w, s.d, s.threshold = int4Arg(in.WID), int4Arg(in.DID), int4Arg(in.Threshold)
-	if err := s.conn.QueryRow(ctx, sqlStockLevel, s.stockLevelArgs...).Scan(&s.count); err != nil {
+	c := s.conn
+	c.queue(&stockLevel, num(in.WID), num(in.DID), num(in.Threshold))
+	r := c.sendBatch(ctx)
+	if r.one(&stockLevel) {
+		s.count = int32(r.int(0))
+	} else if r.err == nil {
+		return 0, s.abort(ctx, s.noRow(r, "stock level of district (%d, %d)", in.WID, in.DID))
+	}
+	if err := r.close(); err != nil {
 		return 0, s.abort(ctx, err)
 	}
 	return int(s.count), nil
 }
 
-// abort ends the transaction a failed statement left open, so the session stays usable,
-// and returns the statement's error (Classify reads its SQLSTATE). When the connection
-// is gone the error wraps errConnLost: pgx closed the connection (an I/O error, a
-// FATAL error, a context that interrupted a statement), or the rollback failed and
-// abort closed it (the session's state is then unknown). A context already done before
-// a statement started leaves the connection open, and the error is ctx's alone.
+// abort ends the transaction a failed batch left open, so the session stays usable,
+// and returns the batch's error (Classify reads its SQLSTATE). When the connection is
+// gone the error wraps errConnLost: it ended (an I/O error, a FATAL error, a context
+// that interrupted a batch), or the rollback failed and abort ended it (the session's
+// state is then unknown). A context already done before a batch was sent leaves the
+// connection open, and the error is ctx's alone.
 func (s *sqlSession) abort(ctx context.Context, err error) error {
-	if !s.conn.IsClosed() && s.conn.PgConn().TxStatus() != 'I' {
+	c := s.conn
+	if c.broken == nil && c.txStatus != 'I' {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, rerr := s.conn.Exec(rctx, sqlRollback); rerr != nil {
+		c.queue(&rollback)
+		rerr := c.sendBatch(rctx).close()
+		// Stop watching rctx before canceling it: its cancellation would interrupt
+		// the connection's next I/O.
+		c.watch(context.Background())
+		cancel()
+		if rerr != nil {
 			err = errors.Join(err, fmt.Errorf("rollback: %w", rerr))
-			s.conn.Close(rctx)
+			if c.broken == nil {
+				c.end(fmt.Errorf("%w: rollback failed: %w", errConnLost, rerr))
+			}
 		}
 	}
-	if s.conn.IsClosed() {
+	if c.broken != nil && !errors.Is(err, errConnLost) {
 		return fmt.Errorf("%w: %w", errConnLost, err)
 	}
 	return err
 }
 
 // Close implements engine.Session.
-func (s *sqlSession) Close() { s.conn.Close(context.Background()) }
+func (s *sqlSession) Close() { s.conn.Close() }

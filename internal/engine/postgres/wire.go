@@ -20,7 +20,7 @@ import (
 // thousand calls per second the client's CPU per call is part of what a run measures.
 // Client CPU per transaction of a 4-user run on a 2-core VM: ~75-90 µs through pgx,
 // ~26 µs here, most of it now the kernel's (loopback TCP, waking the server, sleeping
-// and waking between replies). pgx's and pgconn's layers (type map, statement cache,
+// and waking between replies: bench/wirefloor measures that floor). pgx's and pgconn's layers (type map, statement cache,
 // result readers) cost ~15 µs per call; here a call is one Bind (named statement,
 // binary parameters) + Execute + Sync in one write, and the reply is read through
 // ReadyForQuery into a few integers. The socket's reads and writes are raw syscalls
@@ -29,17 +29,19 @@ import (
 // pgconn still connects (authentication, TLS negotiation, parameters) and prepares the
 // statements; then the connection is hijacked.
 
-// statement is a prepared statement of the procedures mode: one function call whose
-// parameter types fix its arguments' binary encoding and whose one result row is a few
-// integer columns.
+// statement is a prepared statement of a wire connection: its parameter types fix its
+// arguments' binary encoding, and results says what its result columns are.
 type statement struct {
-	name    string   // the server-side prepared statement
-	sql     string   // its text, with $1…$n
-	params  []uint32 // parameter type OIDs, prepared explicitly (the encoders must match)
-	columns int      // int4 or int8 result columns (at most maxColumns)
+	name   string   // the server-side prepared statement
+	sql    string   // its text, with $1…$n
+	params []uint32 // parameter type OIDs, prepared explicitly (the encoders must match); 0: the server infers a text type
+	// results has a letter per result column: i, an integer (int4 or int8) the
+	// client decodes; t, a text it decodes; -, a value it reads and ignores.
+	results string
 }
 
 const (
+	// maxColumns bounds a procedures call's result row (call decodes it into row).
 	maxColumns = 3
 	// maxMessage bounds one server message: a larger length means the stream is corrupt.
 	maxMessage = 1 << 24
@@ -57,6 +59,15 @@ type wireConn struct {
 
 	// row is the last call's result row.
 	row [maxColumns]int64
+
+	// cols are the columns of the row being decoded: views into rowBuf, or into rbuf.
+	cols   [][]byte
+	rowBuf []byte
+
+	// txStatus is the server's transaction status at the last ReadyForQuery: I idle,
+	// T in a transaction, E in a failed transaction.
+	txStatus byte
+	reply    reply // the reply being read, reused (batch.go)
 
 	// Cancellation: watched is the Done channel of the context whose cancellation
 	// interrupts the I/O (by a past deadline), unwatch stops that. The driver passes one
@@ -94,7 +105,7 @@ func dialWire(ctx context.Context, cfg *pgx.ConnConfig, stmts []*statement) (*wi
 		pc.Close(ctx)
 		return nil, err
 	}
-	return &wireConn{nc: hc.Conn, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192)}, nil
+	return &wireConn{nc: hc.Conn, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192), txStatus: 'I'}, nil
 }
 
 // otherVersion is the fix for a database whose functions do not match these calls.
@@ -111,12 +122,19 @@ func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", st.name, err)
 	}
-	if len(sd.Fields) != st.columns {
-		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: %s", input.ErrInvalid, st.name, len(sd.Fields), st.columns, otherVersion)
+	if len(sd.Fields) != len(st.results) {
+		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: %s", input.ErrInvalid, st.name, len(sd.Fields), len(st.results), otherVersion)
 	}
-	for _, f := range sd.Fields {
-		if f.DataTypeOID != pgtype.Int4OID && f.DataTypeOID != pgtype.Int8OID {
-			return fmt.Errorf("prepare %s: result column %s has type OID %d, want integer or bigint", st.name, f.Name, f.DataTypeOID)
+	for i, f := range sd.Fields {
+		switch oid := f.DataTypeOID; st.results[i] {
+		case 'i':
+			if oid != pgtype.Int4OID && oid != pgtype.Int8OID {
+				return fmt.Errorf("prepare %s: result column %s has type OID %d, want integer or bigint", st.name, f.Name, oid)
+			}
+		case 't':
+			if oid != pgtype.TextOID && oid != pgtype.VarcharOID && oid != pgtype.BPCharOID {
+				return fmt.Errorf("prepare %s: result column %s has type OID %d, want a text type", st.name, f.Name, oid)
+			}
 		}
 	}
 	return nil
@@ -125,6 +143,9 @@ func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
 // bind starts a call of st in the reused write buffer. The caller appends one value per
 // parameter, in order, with the append functions below, and passes the result to call.
 func (c *wireConn) bind(st *statement) []byte { return appendBindStart(c.wbuf[:0], st) }
+
+// A request is, per statement, a Bind message (appendBindStart, the parameter values,
+// appendBindEnd) and an Execute, then one Sync.
 
 // appendBindStart appends the Bind message of st up to its parameter values: unnamed
 // portal, every parameter in binary.
@@ -135,16 +156,23 @@ func appendBindStart(b []byte, st *statement) []byte {
 	return binary.BigEndian.AppendUint16(b, uint16(len(st.params)))
 }
 
-// executeSync is Execute (unnamed portal, all rows) and Sync.
-var executeSync = []byte{'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, 'S', 0, 0, 0, 4}
+// executeMsg is Execute (unnamed portal, all rows); syncMsg is Sync.
+var (
+	executeMsg = []byte{'E', 0, 0, 0, 9, 0, 0, 0, 0, 0}
+	syncMsg    = []byte{'S', 0, 0, 0, 4}
+)
 
-// appendRequestEnd ends the Bind message that starts b (binary results) and appends
-// Execute and Sync: the whole request.
-func appendRequestEnd(b []byte) []byte {
+// appendBindEnd ends the Bind message that starts at b[start] (binary results) and
+// appends Execute.
+func appendBindEnd(b []byte, start int) []byte {
 	b = append(b, 0, 1, 0, 1) // one result format code: binary
-	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
-	return append(b, executeSync...)
+	binary.BigEndian.PutUint32(b[start+1:], uint32(len(b)-start-1))
+	return append(b, executeMsg...)
 }
+
+// appendRequestEnd ends the Bind message that starts b and appends Execute and Sync:
+// the whole request of one statement.
+func appendRequestEnd(b []byte) []byte { return append(appendBindEnd(b, 0), syncMsg...) }
 
 // Parameter values in binary format, each preceded by its length.
 
@@ -198,7 +226,7 @@ func (c *wireConn) call(ctx context.Context, st *statement, b []byte) error {
 	if c.broken != nil {
 		return c.broken
 	}
-	if err := c.write(c.wbuf); err != nil {
+	if err := c.transmit(c.wbuf); err != nil {
 		return c.fail(ctx, err)
 	}
 	var result error // returned at ReadyForQuery: the reply is read whole either way
@@ -227,6 +255,7 @@ func (c *wireConn) call(ctx context.Context, st *statement, b []byte) error {
 			}
 			result = pgErr
 		case 'Z': // ReadyForQuery
+			c.txStatus = readyStatus(body)
 			if result == nil && rows != 1 {
 				result = fmt.Errorf("%s returned %d rows, want 1", st.name, rows)
 			}
@@ -242,29 +271,68 @@ func (c *wireConn) call(ctx context.Context, st *statement, b []byte) error {
 
 // decodeRow decodes a DataRow of st's integer columns into c.row.
 func (c *wireConn) decodeRow(st *statement, body []byte) error {
-	if len(body) < 2 || int(binary.BigEndian.Uint16(body)) != st.columns {
+	if len(st.results) > maxColumns {
+		return fmt.Errorf("%s: %d result columns, at most %d", st.name, len(st.results), maxColumns)
+	}
+	if err := c.splitRow(st, body); err != nil {
+		return err
+	}
+	for i := range c.cols {
+		v, err := columnInt(c.cols[i])
+		if err != nil {
+			return fmt.Errorf("%s: result column %d: %w", st.name, i+1, err)
+		}
+		c.row[i] = v
+	}
+	return nil
+}
+
+// splitRow sets c.cols to the columns of a DataRow of st (views into body; nil for a
+// NULL), checking that they are st's and that the message holds them.
+func (c *wireConn) splitRow(st *statement, body []byte) error {
+	if len(body) < 2 || int(binary.BigEndian.Uint16(body)) != len(st.results) {
 		return fmt.Errorf("%s: malformed result row", st.name)
 	}
+	c.cols = c.cols[:0]
 	p := 2
-	for i := range st.columns {
+	for range len(st.results) {
 		if len(body) < p+4 {
 			return fmt.Errorf("%s: malformed result row", st.name)
 		}
 		size := int(int32(binary.BigEndian.Uint32(body[p:])))
 		p += 4
-		switch {
-		case size == 4 && len(body) >= p+4:
-			c.row[i] = int64(int32(binary.BigEndian.Uint32(body[p:])))
-		case size == 8 && len(body) >= p+8:
-			c.row[i] = int64(binary.BigEndian.Uint64(body[p:]))
-		case size < 0:
-			return fmt.Errorf("%s: result column %d is NULL", st.name, i+1)
-		default:
+		if size < 0 {
+			c.cols = append(c.cols, nil)
+			continue
+		}
+		if len(body) < p+size {
 			return fmt.Errorf("%s: malformed result row", st.name)
 		}
+		c.cols = append(c.cols, body[p:p+size:p+size])
 		p += size
 	}
 	return nil
+}
+
+// columnInt decodes a binary int4 or int8 column.
+func columnInt(v []byte) (int64, error) {
+	switch {
+	case v == nil:
+		return 0, errors.New("NULL")
+	case len(v) == 4:
+		return int64(int32(binary.BigEndian.Uint32(v))), nil
+	case len(v) == 8:
+		return int64(binary.BigEndian.Uint64(v)), nil
+	}
+	return 0, fmt.Errorf("%d bytes, not an integer", len(v))
+}
+
+// readyStatus is the transaction status a ReadyForQuery body carries.
+func readyStatus(body []byte) byte {
+	if len(body) != 1 {
+		return 0
+	}
+	return body[0]
 }
 
 // receive returns the next message's type and body, reading as needed. The body is only
@@ -284,17 +352,44 @@ func (c *wireConn) receive() (byte, []byte, error) {
 				return typ, body, nil
 			}
 		}
-		// Move the partial message to the front, growing the buffer if it cannot hold it.
-		buf := c.rbuf
-		if need > len(buf) {
-			buf = make([]byte, need)
-		}
-		c.rlen = copy(buf, c.rbuf[c.rpos:c.rlen])
-		c.rbuf, c.rpos = buf, 0
+		c.makeRoom(need)
 		if err := c.fill(); err != nil {
 			return 0, nil, err
 		}
 	}
+}
+
+// makeRoom moves the unparsed bytes to the front of rbuf, growing it if it cannot
+// hold need bytes.
+func (c *wireConn) makeRoom(need int) {
+	buf := c.rbuf
+	if need > len(buf) {
+		buf = make([]byte, need)
+	}
+	c.rlen = copy(buf, c.rbuf[c.rpos:c.rlen])
+	c.rbuf, c.rpos = buf, 0
+}
+
+// exchanger sends a request and reads the first bytes of its reply in one wait
+// (rawconn.Conn; not a TLS connection over one).
+type exchanger interface {
+	Exchange(req, b []byte) (int, error)
+}
+
+// transmit writes the request req whole and, where the connection can exchange, reads
+// the reply's first bytes into rbuf in the same wait: one read(2) fewer per call.
+func (c *wireConn) transmit(req []byte) error {
+	ex, ok := c.nc.(exchanger)
+	if !ok {
+		return c.write(req)
+	}
+	c.makeRoom(c.rlen - c.rpos + 1)
+	n, err := ex.Exchange(req, c.rbuf[c.rlen:])
+	c.rlen += n
+	if n > 0 {
+		return nil
+	}
+	return err
 }
 
 // fill reads what the server sent into rbuf[rlen:], waiting for at least one byte.

@@ -118,7 +118,7 @@ func TestDecodeRow(t *testing.T) {
 		{whole[:len(whole)-1], nil}, // a value longer than the message
 		{whole[:7], nil},            // a length cut off
 	}
-	twoColumns := statement{name: "two_columns", columns: 2}
+	twoColumns := statement{name: "two_columns", results: "ii"}
 	for i, tt := range tests {
 		var c wireConn
 		err := c.decodeRow(&twoColumns, tt.body)
