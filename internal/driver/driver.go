@@ -254,6 +254,9 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if cfg.Mode, err = engine.ResolveMode(db, cfg.Mode); err != nil {
 		return nil, err
 	}
+	if err := checkStatements(ctx, db, cfg.Users, cfg.Mode); err != nil {
+		return nil, err
+	}
 	res := &Result{Config: resultConfig(cfg), Notes: notes}
 	if info.Warehouses < 1 {
 		return nil, errors.New("the database has no warehouses: run storbench build first")
@@ -357,6 +360,26 @@ func checkConnections(ctx context.Context, db engine.Database, users int) error 
 	if need := users + ownConnections; need > limit.Available {
 		return fmt.Errorf("%w: %d users need %d connections but the server allows %d more (max_connections=%d): lower --users or raise max_connections",
 			input.ErrInvalid, users, need, max(limit.Available, 0), limit.Max)
+	}
+	return nil
+}
+
+// checkStatements refuses, before any user connects, a run whose sessions would
+// prepare more statements than the server allows (MariaDB's max_prepared_stmt_count,
+// 16,382 by default: 3,276 procedures-mode users). Like checkConnections, an engine
+// without such a limit, or one that cannot tell, is not checked here.
+func checkStatements(ctx context.Context, db engine.Database, users int, mode engine.Mode) error {
+	sl, ok := db.(engine.StatementLimiter)
+	if !ok {
+		return nil
+	}
+	limit, err := sl.StatementLimit(ctx, mode)
+	if err != nil {
+		return nil
+	}
+	if need := users * limit.PerSession; need > limit.Available {
+		return fmt.Errorf("%w: %d users prepare %d statements (%d a session in %s mode) but the server allows %d more (max_prepared_stmt_count=%d): lower --users or raise max_prepared_stmt_count",
+			input.ErrInvalid, users, need, limit.PerSession, mode, max(limit.Available, 0), limit.Max)
 	}
 	return nil
 }

@@ -84,6 +84,22 @@ type ConnectionLimit struct {
 	Max int
 }
 
+// StatementLimiter is a Database whose server caps the prepared statements all its
+// sessions hold together (MariaDB's and MySQL's max_prepared_stmt_count): as with a
+// ConnectionLimiter, the driver asks it before any user connects, so that the last
+// users do not fail to prepare their statements after the others connected.
+type StatementLimiter interface {
+	StatementLimit(ctx context.Context, mode Mode) (StatementLimit, error)
+}
+
+// StatementLimit is how many more prepared statements the server allows, and how many
+// one session of a mode prepares.
+type StatementLimit struct {
+	PerSession int // what one virtual user's session of the mode prepares
+	Available  int // the server's limit minus the statements its sessions hold now
+	Max        int // the server's max_prepared_stmt_count, for the message
+}
+
 // Checker runs one consistency query (tpcc.Check) and returns its violation count and
 // the first violating keys, formatted.
 type Checker interface {

@@ -3,22 +3,23 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/sqldb"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 )
 
 // TestConnectionLimit: on a real MariaDB (max_connections = 200) the open database's
 // own connections count as available, and another client's connections do not.
 func TestConnectionLimit(t *testing.T) {
-	srv := mariadbtest.Start(t)
+	srv, d := openServer(t)
 	ctx := context.Background()
-	d, err := engine.Open(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
 	cl, ok := d.(engine.ConnectionLimiter)
 	if !ok {
 		t.Fatal("the mysql engine is no engine.ConnectionLimiter")
@@ -51,4 +52,78 @@ func TestConnectionLimit(t *testing.T) {
 	if second.Available != first.Available-len(conns) {
 		t.Errorf("with %d other connections: %d available, want %d", len(conns), second.Available, first.Available-len(conns))
 	}
+}
+
+// TestStatementLimit: on a real MariaDB the limit on prepared statements counts what
+// sessions hold, a session prepares what StatementLimit says, and a run whose users
+// would prepare more than the server allows is refused before any user connects,
+// naming the setting.
+func TestStatementLimit(t *testing.T) {
+	srv, d := openServer(t)
+	ctx := context.Background()
+	sl, ok := d.(engine.StatementLimiter)
+	if !ok {
+		t.Fatal("the mysql engine is no engine.StatementLimiter")
+	}
+	before, err := sl.StatementLimit(ctx, engine.Procedures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Max != 16382 || before.Available != before.Max || before.PerSession != 5 {
+		t.Fatalf("StatementLimit(procedures) = %+v, want max 16382, all available, 5 a session", before)
+	}
+	sqlMode, err := sl.StatementLimit(ctx, engine.SQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sqlMode.PerSession < 20 || sqlMode.PerSession > sqldb.MaxStatementsPerSession {
+		t.Fatalf("StatementLimit(sql) = %+v, want 20-%d a session", sqlMode, sqldb.MaxStatementsPerSession)
+	}
+	// The sql mode's statements need the tables.
+	schema, err := engine.ParseSchema(engine.SpecSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.(interface {
+		CreateTables(context.Context, engine.Schema) error
+	}).CreateTables(ctx, schema); err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Connect(ctx, engine.SQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := sl.StatementLimit(ctx, engine.SQL)
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held.Available != before.Available-sqlMode.PerSession {
+		t.Errorf("with one sql session open: %d available, want %d", held.Available, before.Available-sqlMode.PerSession)
+	}
+
+	root, err := srv.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := root.ExecContext(ctx, "SET GLOBAL max_prepared_stmt_count = 40"); err != nil {
+		t.Fatal(err)
+	}
+	users := 40/sqlMode.PerSession + 1
+	_, err = driver.Run(ctx, d, driver.Config{Users: users, Duration: 5 * time.Second, Mode: engine.SQL, ClientCPUs: 1})
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "max_prepared_stmt_count=40") {
+		t.Errorf("a run of %d sql-mode users on max_prepared_stmt_count 40 = %v; want an input error naming the setting", users, err)
+	}
+}
+
+// openServer starts a MariaDB for the test and opens its database.
+func openServer(t *testing.T) (*mariadbtest.Server, engine.Database) {
+	srv := mariadbtest.Start(t)
+	d, err := engine.Open(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	return srv, d
 }

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -85,6 +87,25 @@ var stmtNames = [numStmts]string{
 
 // optional statements: a dialect without the file does without the step.
 func optional(id stmtID) bool { return id == dlLock }
+
+// MaxStatementsPerSession is the most statements one session prepares, in either
+// mode: what a server's prepared-statement limit must allow per connection.
+const MaxStatementsPerSession = max(int(numStmts), int(numProcs))
+
+// StatementsPerSession is how many statements a session of mode prepares on this
+// database (the sql mode's optional ones only where the dialect has their file).
+func (db *DB) StatementsPerSession(mode engine.Mode) int {
+	if mode == engine.Procedures {
+		return int(numProcs)
+	}
+	n := 0
+	for id, name := range stmtNames {
+		if _, err := fs.Stat(db.dialect.SQL, "sqlmode/"+name+".sql"); err == nil || !optional(stmtID(id)) {
+			n++
+		}
+	}
+	return n
+}
 
 // Transaction control, sent unprepared (MySQL cannot prepare BEGIN).
 const (

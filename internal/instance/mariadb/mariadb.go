@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/storbench/storbench/internal/engine/sqldb"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
@@ -89,13 +90,26 @@ func BufferPool(memoryBytes int64) int64 {
 	return max(bp, minBufferPool)
 }
 
+// PreparedStatements is max_prepared_stmt_count for an instance of maxConnections:
+// room for every connection's session to prepare the most statements a mode
+// prepares, and never below MariaDB's default.
+func PreparedStatements(maxConnections int) int {
+	return max(defaultPreparedStatements, maxConnections*sqldb.MaxStatementsPerSession)
+}
+
+// defaultPreparedStatements is MariaDB's default max_prepared_stmt_count.
+const defaultPreparedStatements = 16382
+
 // Settings are the my.cnf parameters of an instance besides its paths and port.
 // Durability stays on: the redo log is flushed at each commit, the binary log is on
 // and synced at each commit, the doublewrite buffer protects pages from torn writes.
 // Without a memory size the buffer pool is MariaDB's default (128M).
 func Settings(memoryBytes int64, maxConnections int) map[string]string {
 	s := map[string]string{
-		"max_connections":                strconv.Itoa(maxConnections),
+		"max_connections": strconv.Itoa(maxConnections),
+		// Every connection's session prepares its statements: MariaDB's default
+		// limit, 16,382 for the whole server, holds 3,276 procedures-mode users.
+		"max_prepared_stmt_count":        strconv.Itoa(PreparedStatements(maxConnections)),
 		"innodb_flush_log_at_trx_commit": "1",
 		"innodb_doublewrite":             "1",
 		"innodb_flush_method":            "O_DIRECT",

@@ -162,6 +162,7 @@ func TestLifecycle(t *testing.T) {
 		"log_bin":                        "ON",
 		"innodb_doublewrite":             "ON",
 		"max_connections":                "50",
+		"max_prepared_stmt_count":        strconv.Itoa(mariadb.PreparedStatements(50)),
 		"local_infile":                   "ON",
 		"character_set_server":           "utf8mb4",
 		"bind_address":                   "127.0.0.1",
