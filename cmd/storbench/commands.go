@@ -67,12 +67,10 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			if err != nil {
 				return lease.Explain(opts.Storage.Explain(db, err, "then drop the database and build again"))
 			}
-			finish := "ANALYZE"
-			if sum.Schema.Settle {
-				finish = "VACUUM and CHECKPOINT"
-			}
-			fmt.Fprintf(c.OutOrStdout(), "built %s (schema %s, seed %d, C-Load %d): %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures, %s in %.1fs, total %.1fs\n",
-				tpcc.Count(sum.Warehouses, "warehouse"), sum.Schema.Name, sum.Seed, sum.CLoad, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, finish, sum.IndexTime.Seconds(), sum.Total.Seconds())
+			// What finishing does depends on the engine and the schema (docs/workload.md:
+			// PostgreSQL's spec schema freezes and checkpoints, MariaDB analyzes only).
+			fmt.Fprintf(c.OutOrStdout(), "built %s (schema %s, seed %d, C-Load %d): %d rows loaded in %.1fs (%.0f rows/s), keys, indexes, procedures and finishing in %.1fs, total %.1fs\n",
+				tpcc.Count(sum.Warehouses, "warehouse"), sum.Schema.Name, sum.Seed, sum.CLoad, sum.Rows, sum.LoadTime.Seconds(), sum.RowsPerSecond, sum.IndexTime.Seconds(), sum.Total.Seconds())
 			for _, n := range sum.Notes {
 				fmt.Fprintln(c.OutOrStdout(), "note:", n)
 			}

@@ -58,7 +58,7 @@ func (p *progress) build(s load.Progress) {
 			s.WarehousesDone, s.Warehouses, s.Rows, s.RowsPerSecond, eta), 5*time.Second)
 	case "index":
 		p.lastLine = time.Time{}
-		p.line(fmt.Sprintf("loaded %d rows in %s; creating keys, indexes and procedures, VACUUM (FREEZE, ANALYZE), CHECKPOINT…",
+		p.line(fmt.Sprintf("loaded %d rows in %s; creating keys, indexes and procedures, then finishing (docs/workload.md)…",
 			s.Rows, s.Elapsed.Round(100*time.Millisecond)), 0)
 	}
 }
