@@ -28,6 +28,9 @@ type Sampler struct {
 	gaps map[string][]gap
 
 	origin time.Time
+	// clock is when a tick's sample is taken: time.Now, or in a test a clock that
+	// runs late as a busy machine's timers do.
+	clock  func() time.Time
 	prevAt time.Time
 	primed bool
 	stop   chan struct{}
@@ -50,7 +53,7 @@ type gap struct {
 
 // NewSampler samples every interval; sink may be nil.
 func NewSampler(interval time.Duration, sink *CSVWriter) *Sampler {
-	return &Sampler{interval: interval, sink: sink, failed: map[string]bool{}, gaps: map[string][]gap{}}
+	return &Sampler{interval: interval, sink: sink, clock: time.Now, failed: map[string]bool{}, gaps: map[string][]gap{}}
 }
 
 // Add registers a collector before Start.
@@ -89,7 +92,8 @@ func (s *Sampler) Start(ctx context.Context, origin time.Time) {
 
 func (s *Sampler) loop(ctx context.Context) {
 	defer close(s.done)
-	timer := time.NewTimer(time.Until(s.nextTick(time.Now())))
+	due := s.nextTick(time.Now())
+	timer := time.NewTimer(time.Until(due))
 	defer timer.Stop()
 	for {
 		select {
@@ -98,17 +102,20 @@ func (s *Sampler) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
-			now := time.Now()
-			s.take(ctx, now, s.tickT(now))
+			s.take(ctx, s.clock(), s.tickT(due))
 			// From after the collection: one that overran its interval skips a tick
 			// rather than being followed at once by a sliver of a sample.
-			timer.Reset(time.Until(s.nextTick(time.Now())))
+			due = s.nextTick(s.clock())
+			timer.Reset(time.Until(due))
 		}
 	}
 }
 
 // nextTick is the first tick of the origin's grid after now. Ticks stay on the grid,
-// so a slow collection never makes the timeline drift.
+// so a slow collection never makes the timeline drift. A sample is labelled with the
+// tick it was due at (tickT of it), not the tick nearest to when it was taken: a tick
+// that fired more than half an interval late (a busy machine) was labelled with the
+// next tick, which nextTick then scheduled again, and two samples had one T.
 func (s *Sampler) nextTick(now time.Time) time.Time {
 	k := math.Floor(float64(now.Sub(s.origin))/float64(s.interval)) + 1
 	return s.origin.Add(time.Duration(k) * s.interval)

@@ -177,3 +177,34 @@ func TestSamplerGaps(t *testing.T) {
 		t.Errorf("notes = %q", notes)
 	}
 }
+
+// TestSamplerLateTick: a tick that fires more than half an interval late (a busy
+// machine; here every other tick's clock runs 30 ms late at 50 ms) keeps the T it was
+// due at, on the grid and increasing. Before, such a sample took the T of the next grid
+// point, which was then sampled again on time: TestSamplerTimeline saw two samples
+// with one T under load.
+func TestSamplerLateTick(t *testing.T) {
+	s := NewSampler(50*time.Millisecond, nil)
+	var calls atomic.Int64
+	s.clock = func() time.Time {
+		// The loop reads the clock twice a tick (the sample, then the next tick).
+		if n := calls.Add(1); (n-1)/2%2 == 0 {
+			return time.Now().Add(30 * time.Millisecond)
+		}
+		return time.Now()
+	}
+	s.Start(context.Background(), time.Now())
+	time.Sleep(400 * time.Millisecond)
+	samples := s.Stop(context.Background())
+	if len(samples) < 4 {
+		t.Fatalf("%d samples in 400 ms at 50 ms", len(samples))
+	}
+	for i, sm := range samples[:len(samples)-1] {
+		if k := sm.T / 0.05; math.Abs(k-math.Round(k)) > 1e-9 {
+			t.Errorf("sample %d at T = %v is off the 50 ms grid", i, sm.T)
+		}
+		if i > 0 && sm.T <= samples[i-1].T {
+			t.Errorf("T not increasing at %d: %v after %v", i, sm.T, samples[i-1].T)
+		}
+	}
+}
