@@ -79,24 +79,25 @@ func Plan(s *Study) []Step {
 func stepRestore(s *Study, t *Target) time.Duration { return t.kindOf().restore(s) }
 
 // The estimates below are rates measured on the development machine (2 vCPUs, a
-// virtio disk, PostgreSQL 15, storbench's own build, backup and restore): a build
-// took 18.7 s for 4 warehouses, 111 s for 25 and 321 s for 100 (bench/buildscale.sh,
-// the machine shared with other work, load average 9-23); a physical backup of 10
-// and 30 warehouses 2-4 s and 4.7-7.8 s; a restore 2.1 s and 4.9-7.1 s. The restore rates are rounded up, as
-// the storage under test is often slower than that disk; slower storage takes longer,
-// which is what a study is there to show, so a plan's total is a guide to plan a
-// night by, not a promise.
+// virtio disk, PostgreSQL 15, storbench's own build, backup and restore) with nothing
+// else running, as a study's machine should be: a build took 5.9 s for 4 warehouses,
+// 26.2 s for 25 and 140.7 s for 100 (bench/buildscale.sh; on the same machine loaded
+// by other work, load average 9-23, 18.7 s, 111 s and 321 s); a physical backup of 10
+// and 30 warehouses 2-4 s and 4.7-7.8 s; a restore 2.1 s and 4.9-7.1 s. The restore
+// rates are rounded up, as the storage under test is often slower than that disk;
+// slower storage takes longer, which is what a study is there to show, so a plan's
+// total is a guide to plan a night by, not a promise.
 
-// BuildEstimate is how long building a target's schema takes: the load phase at
-// the 250,000 rows/s measured alike at 4, 25 and 100 warehouses (2 s for a
-// warehouse's ~500,000 rows), keys, indexes, VACUUM FREEZE and CHECKPOINT at about
-// 1 s per warehouse (0.8 s between 25 and 100 warehouses, 1.2 s at 100), plus 2 s
-// for the server and the procedures (keeping the base image adds about a backup's
-// time, 0.2 s per warehouse, which this leaves out). Sizes that do not fit in memory
-// (past ~200 warehouses on 24 GB) were not measured: the sorts and the checkpoint
-// then wait on the disk, so a plan of 1,200 warehouses is a lower bound.
+// BuildEstimate is how long building a target's schema takes: the load phase at the
+// 0.7 M rows/s measured at 25 and 100 warehouses (0.7 s for a warehouse's ~500,000
+// rows), keys, indexes, VACUUM FREEZE and CHECKPOINT at about 0.7 s per warehouse
+// (0.43 s at 25, 0.72 s at 100, where the WAL passes max_wal_size), plus 2 s for the
+// server and the procedures (keeping the base image adds about a backup's time, 0.2 s
+// per warehouse, which this leaves out). Sizes that do not fit in memory (past ~200
+// warehouses on 24 GB) were not measured: the sorts and the checkpoint then wait on
+// the disk, so a plan of 1,200 warehouses is a lower bound.
 func BuildEstimate(warehouses int) time.Duration {
-	const loadPerWarehouse, finishPerWarehouse = 2 * time.Second, time.Second
+	const loadPerWarehouse, finishPerWarehouse = 700 * time.Millisecond, 700 * time.Millisecond
 	return time.Duration(warehouses)*(loadPerWarehouse+finishPerWarehouse) + 2*time.Second
 }
 
