@@ -18,6 +18,8 @@
 #   building; the server is restarted with the max_connections needed.
 #   METRICS=off: run with --no-metrics, to tell the driver's CPU from the sampler's
 #   (which reads every server process's /proc files each second).
+#   SERVER_DSN=URL MAX_CONNECTIONS=N: run against that server instead (any engine,
+#   already built with the warehouses); PER_BACKEND_MB is then its memory a connection.
 #   SHARED_BUFFERS (default 1GB): a smaller pool shrinks each backend's page tables,
 #   which is what lets 5,000 backends fit in 24 GB (with PER_BACKEND_MB=4 MARGIN_GB=3).
 set -euo pipefail
@@ -47,7 +49,16 @@ done
 max_conn=$((most + 100))
 if [ "$(ulimit -n)" -lt $((most + 200)) ]; then ulimit -n $((most + 1000)); fi
 
-if [ -n "${REUSE:-}" ]; then
+if [ -n "${SERVER_DSN:-}" ]; then
+  # A server of any engine already running, whose max_connections is MAX_CONNECTIONS
+  # and whose database holds the warehouses (e.g. a managed MariaDB instance).
+  max_conn=${MAX_CONNECTIONS:?MAX_CONNECTIONS: the server max_connections}
+  DSN=$SERVER_DSN
+  work=$(mktemp -d "$PWD/.bench-manyusers.XXXXXX")
+  SB=$work/storbench
+  go build -o "$SB" ./cmd/storbench
+  trap 'rm -rf "$work"' EXIT
+elif [ -n "${REUSE:-}" ]; then
   work=$REUSE
   PGDATA_DIR=$work/pg
   echo "max_connections = $max_conn" >>"$PGDATA_DIR/postgresql.conf"
@@ -73,7 +84,7 @@ else
   pg_start "$work/pg" "shared_buffers = ${SHARED_BUFFERS:-1GB}" "max_wal_size = 4GB" "max_connections = $max_conn"
   "$SB" build --dsn "$DSN" --warehouses "$warehouses" | grep '^built'
 fi
-echo "== machine: $(nproc) CPUs, $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo); server max_connections $max_conn, $warehouses warehouses; keying and think times on, procedures mode, ramp ${ramp}s, timed ${duration}s"
+echo "== machine: $(nproc) CPUs, $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo); server ${DSN%%:*} max_connections $max_conn, $warehouses warehouses; keying and think times on, procedures mode, ramp ${ramp}s, timed ${duration}s"
 
 # The limit counted up front: one user more than the server allows fails before any connects.
 over=$((max_conn + 1))
