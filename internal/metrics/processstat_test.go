@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // twoRoles names a process "a" by its title, the rest "b" (what an engine's
@@ -49,10 +51,9 @@ func writeProc(t *testing.T, root string, pid, ppid int, title string, readBytes
 	}
 }
 
-// With delay accounting off, a process's /proc/PID/stat is read when the process is
-// first seen, not every interval: at thousands of backends those reads were half of
-// what sampling the server cost. Its I/O is still read every interval.
-func TestProcessesReadStatOnce(t *testing.T) {
+// delayAccountingOff returns a /proc root whose kernel does no delay accounting.
+func delayAccountingOff(t *testing.T) string {
+	t.Helper()
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "sys/kernel"), 0o755); err != nil {
 		t.Fatal(err)
@@ -60,6 +61,14 @@ func TestProcessesReadStatOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "sys/kernel/task_delayacct"), []byte("0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+// With delay accounting off, a process's /proc/PID/stat is read when the process is
+// first seen, not every interval: at thousands of backends those reads were half of
+// what sampling the server cost. Its I/O is still read every interval.
+func TestProcessesReadStatOnce(t *testing.T) {
+	root := delayAccountingOff(t)
 	writeProc(t, root, 100, 1, "main", 0, "101 ")
 	writeProc(t, root, 101, 100, "a backend", 1000, "")
 	c, _, err := NewProcesses(root, []Server{{Roles: twoRoles{}, Main: 100}})
@@ -88,5 +97,91 @@ func TestProcessesReadStatOnce(t *testing.T) {
 	}
 	if got != 4000 {
 		t.Errorf("role a read %d bytes in the second interval, want 4000 (its I/O is read every interval): %+v", got, s.ProcessIO)
+	}
+}
+
+// threadRoles tells a server's threads apart by name, as MariaDB's roles do.
+type threadRoles struct{ twoRoles }
+
+func (threadRoles) ByThread() bool { return true }
+
+// writeThread writes thread tid of process pid (name "(title)") as the collector
+// reads it.
+func writeThread(t *testing.T, root string, pid, tid int, title string, readBytes uint64) {
+	t.Helper()
+	task := filepath.Join(root, fmt.Sprint(pid), "task", fmt.Sprint(tid))
+	if err := os.MkdirAll(task, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fields := make([]string, 52)
+	for i := range fields {
+		fields[i] = "0"
+	}
+	fields[0], fields[1], fields[2], fields[3], fields[21] = fmt.Sprint(tid), "("+title+")", "S", "1", "777"
+	io := fmt.Sprintf("read_bytes: %d\nwrite_bytes: 0\n", readBytes)
+	for name, content := range map[string]string{"stat": strings.Join(fields, " ") + "\n", "io": io} {
+		if err := os.WriteFile(filepath.Join(task, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// With delay accounting off, a thread's stat (its name and start time) is read when
+// the thread is first seen, not every interval: a MariaDB of 5,000 connections has
+// 5,000 threads. Its I/O is still read every interval.
+func TestThreadsReadStatOnce(t *testing.T) {
+	root := delayAccountingOff(t)
+	writeProc(t, root, 100, 1, "server", 1000, "")
+	writeThread(t, root, 100, 100, "main", 0)
+	writeThread(t, root, 100, 101, "a connection", 1000)
+	c, _, err := NewProcesses(root, []Server{{Roles: threadRoles{}, Main: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Collect(t.Context(), &Sample{}); err != nil {
+		t.Fatal(err)
+	}
+	task := filepath.Join(root, "100", "task", "101")
+	if err := os.WriteFile(filepath.Join(task, "stat"), []byte("unreadable"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(task, "io"), []byte("read_bytes: 5000\nwrite_bytes: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var s Sample
+	if err := c.Collect(t.Context(), &s); err != nil {
+		t.Fatalf("second interval read the thread's stat again: %v", err)
+	}
+	var got uint64
+	for _, r := range s.ProcessIO {
+		if r.Role == "a" {
+			got = r.delta.read
+		}
+	}
+	if got != 4000 {
+		t.Errorf("role a read %d bytes in the second interval, want 4000 (a thread's I/O is read every interval): %+v", got, s.ProcessIO)
+	}
+}
+
+// BenchmarkThreadsCollect samples a process of 2,000 threads (this one) by thread, as
+// the collector samples a MariaDB of 2,000 connections: one op is one interval.
+func BenchmarkThreadsCollect(b *testing.B) {
+	release := make(chan struct{})
+	defer close(release)
+	for range 2000 {
+		go func() {
+			runtime.LockOSThread()
+			<-release
+		}()
+	}
+	time.Sleep(200 * time.Millisecond) // the threads start
+	c, _, err := NewProcesses("/proc", []Server{{Roles: threadRoles{}, Main: os.Getpid()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := c.Collect(b.Context(), &Sample{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
