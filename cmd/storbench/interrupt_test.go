@@ -53,11 +53,36 @@ type stopped struct {
 	took           time.Duration // from the signal to the exit
 }
 
+// binaryIn is how a test starts the built storbench: in dir ("" : the test's working
+// directory), with env added to this process's environment. A test that needs a
+// STORBENCH_HOME or a working directory of its own says so here rather than with
+// t.Setenv or t.Chdir, which would keep it from running beside the others.
+type binaryIn struct {
+	dir string
+	env []string
+}
+
+func (b binaryIn) command(t *testing.T, args ...string) *osexec.Cmd {
+	t.Helper()
+	cmd := osexec.Command(binary(t), args...)
+	cmd.Dir = b.dir
+	if len(b.env) > 0 {
+		cmd.Env = append(os.Environ(), b.env...) // the last value of a name wins
+	}
+	return cmd
+}
+
 // stopAfter starts storbench with args, sends sig once ready() reports true on its
 // output so far (or after the deadline), and waits at most limit for it to exit.
 func stopAfter(t *testing.T, sig syscall.Signal, ready func(out string) bool, limit time.Duration, args ...string) stopped {
 	t.Helper()
-	cmd := osexec.Command(binary(t), args...)
+	return binaryIn{}.stopAfter(t, sig, ready, limit, args...)
+}
+
+// stopAfter is stopAfter in b.
+func (b binaryIn) stopAfter(t *testing.T, sig syscall.Signal, ready func(out string) bool, limit time.Duration, args ...string) stopped {
+	t.Helper()
+	cmd := b.command(t, args...)
 	var out, errOut localserver.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {

@@ -13,7 +13,13 @@ import (
 // runBinary runs the built storbench and returns its exit code and output.
 func runBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := osexec.Command(binary(t), args...)
+	return binaryIn{}.run(t, args...)
+}
+
+// run is runBinary in b.
+func (b binaryIn) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := b.command(t, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
