@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,10 +60,10 @@ func TestInstanceListMemory(t *testing.T) {
 // TestInstanceVerbs: an instance created on a directory is usable by build and check
 // through the DSN it prints, and destroy leaves nothing behind.
 func TestInstanceVerbs(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
-	t.Setenv("STORBENCH_HOME", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "target")
 	code, out, errOut := storbench(t, "instance", "create", "--path", dir, "--memory", "512MB", "--name", "v1")
 	if code != 0 {
@@ -95,7 +96,8 @@ func TestInstanceVerbs(t *testing.T) {
 	if code, _, errOut := storbench(t, "restore", "--instance", "v1", "--from", t.TempDir()); code != 2 {
 		t.Errorf("restore from an unmarked directory: exit %d (%s), want 2", code, errOut)
 	}
-	if code, out, _ := storbench(t, "instance", "list"); code != 0 || !strings.Contains(out, "v1") || !strings.Contains(out, "running") {
+	// Other tests' instances share the list.
+	if code, out, _ := storbench(t, "instance", "list"); code != 0 || !regexp.MustCompile(`(?m)^v1\s+postgres\s+running\s`).MatchString(out) {
 		t.Fatalf("instance list: exit %d\n%s", code, out)
 	}
 	if code, out, _ := storbench(t, "instance", "stop", "--name", "v1"); code != 0 {
@@ -130,8 +132,8 @@ func TestInstanceVerbs(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errOut)
 		}
 	}
-	t.Setenv("STORBENCH_PG_BINDIR", t.TempDir())
-	if code, _, errOut := storbench(t, "instance", "create", "--path", filepath.Join(t.TempDir(), "nobin")); code != 2 || !strings.Contains(errOut, "initdb") {
+	noBinaries := binaryIn{env: []string{"STORBENCH_PG_BINDIR=" + t.TempDir()}}
+	if code, _, errOut := noBinaries.run(t, "instance", "create", "--path", filepath.Join(t.TempDir(), "nobin")); code != 2 || !strings.Contains(errOut, "initdb") {
 		t.Errorf("create without server binaries: exit %d, %q; want 2 naming initdb", code, errOut)
 	}
 	if _, err := os.Stat(keep); err != nil {

@@ -357,12 +357,11 @@ func TestInterruptBuild(t *testing.T) {
 }
 
 func TestInterruptBackup(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds storbench and backs up a managed instance")
 	}
 	dir := diskTempDir(t, "backup-interrupt-")
-	home := filepath.Join(dir, "home")
-	t.Setenv("STORBENCH_HOME", home)
 	code, out, errOut := storbench(t, "instance", "create", "--path", filepath.Join(dir, "pg"), "--name", "intr")
 	if code != 0 {
 		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)

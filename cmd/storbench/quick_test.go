@@ -123,12 +123,12 @@ func TestQuickBadPGBinDir(t *testing.T) {
 // Ctrl-C of quick says truthfully what the next quick does (it starts afresh), in one
 // line without the cancelled context's text.
 func TestQuickInterrupt(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds storbench and runs quick")
 	}
-	t.Setenv("STORBENCH_HOME", t.TempDir())
 	dir := diskTempDir(t, "quick-interrupt-")
-	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "users 1, ") }, 30*time.Second,
+	s := binaryIn{env: []string{"STORBENCH_HOME=" + t.TempDir()}}.stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "users 1, ") }, 30*time.Second,
 		"quick", "--path", dir)
 	line := strings.TrimSpace(s.stderr)
 	if s.code == 0 || strings.Contains(line, "\n") || !strings.Contains(line, "the next storbench quick starts afresh") ||
@@ -141,6 +141,7 @@ func TestQuickInterrupt(t *testing.T) {
 // explicit procedures mode is refused up front, in one line without the
 // max_connections hint, and writes nothing.
 func TestRunSQLiteDefaultMode(t *testing.T) {
+	t.Parallel() // its own directories
 	dir := t.TempDir()
 	dsn := "sqlite://" + filepath.Join(dir, "tpcc.db")
 	code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "1")

@@ -165,11 +165,11 @@ func TestInstanceConcurrentCreate(t *testing.T) {
 // TestInstanceDestroyInUse: destroy refuses an instance a run is using, naming the
 // run, and --force destroys it anyway.
 func TestInstanceDestroyInUse(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
-	home := t.TempDir()
-	t.Setenv("STORBENCH_HOME", home)
+	home := os.Getenv("STORBENCH_HOME") // the package's own (testhome), which the runs inherit
 	name := fmt.Sprintf("inuse%d", os.Getpid())
 	base := t.TempDir()
 	code, out, errOut := storbench(t, "instance", "create", "--name", name, "--max-connections", "10",

@@ -145,15 +145,15 @@ func TestQuickSQLite(t *testing.T) {
 // next run picks it up and finishes, and its instances are gone from the list; its
 // backup-restore step says its backups shared the data's filesystem.
 func TestStudyRunRelativeResults(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds storbench and runs a study on PostgreSQL")
 	}
-	binary(t) // built from this package's directory, before the test leaves it
-	t.Setenv("STORBENCH_HOME", t.TempDir())
 	dir := diskTempDir(t, "study-relative-")
-	t.Chdir(dir)
-	must(t, os.Mkdir("examples", 0o755))
-	must(t, os.WriteFile(filepath.Join("examples", "tiny.yaml"), []byte(`name: tiny
+	// A home of its own: the instance list must hold this study's instances alone.
+	in := binaryIn{dir: dir, env: []string{"STORBENCH_HOME=" + t.TempDir()}}
+	must(t, os.Mkdir(filepath.Join(dir, "examples"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "examples", "tiny.yaml"), []byte(`name: tiny
 targets:
   - name: a
     path: `+filepath.Join(dir, "pg")+`
@@ -168,12 +168,12 @@ experiments:
   - kind: backup-restore
     cycles: 1
 `), 0o644))
-	s := stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "step 2/3") }, time.Minute,
+	s := in.stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "step 2/3") }, time.Minute,
 		"study", "run", "examples/tiny.yaml")
 	if s.code == 0 || !strings.Contains(s.stderr, "study interrupted at step 2/3") {
 		t.Fatalf("interrupted study: exit %d\n%s%s", s.code, s.stdout, s.stderr)
 	}
-	code, out, errOut := runBinary(t, "instance", "list")
+	code, out, errOut := in.run(t, "instance", "list")
 	if code != 0 || !regexp.MustCompile(`(?m)^a-[0-9a-f]{8}\s+tiny\s+postgres\s+stopped\s.*`+regexp.QuoteMeta(filepath.Join(dir, "pg"))+`\s+`+
 		regexp.QuoteMeta(filepath.Join(dir, "results", "tiny"))+`$`).MatchString(out) {
 		t.Errorf("instance list does not show the study's instance with its study: exit %d\n%s%s", code, out, errOut)
@@ -181,18 +181,18 @@ experiments:
 	if !strings.HasPrefix(out, "NAME  ENGINE  STATE  PORT  MEMORY  CACHE  CPUS  PATH\n\ninstances of studies") {
 		t.Errorf("instance list changed its table of plain instances:\n%s", out)
 	}
-	code, out, errOut = runBinary(t, "study", "run", "examples/tiny.yaml")
+	code, out, errOut = in.run(t, "study", "run", "examples/tiny.yaml")
 	if code != 0 || !strings.Contains(out, "resuming: 1 of 3 steps") || !strings.Contains(out, "results: "+filepath.Join(dir, "results", "tiny")) {
 		t.Fatalf("resumed study: exit %d\n%s%s", code, out, errOut)
 	}
-	if code, out, _ := runBinary(t, "results", "list", "results/tiny"); code != 0 || !strings.Contains(out, "3 of 3 steps stored") {
+	if code, out, _ := in.run(t, "results", "list", "results/tiny"); code != 0 || !strings.Contains(out, "3 of 3 steps stored") {
 		t.Errorf("results list: exit %d\n%s", code, out)
 	}
 	// The backups went to the results store, beside the data.
-	if code, out, _ := runBinary(t, "results", "show", "results/tiny", "3"); code != 0 || !strings.Contains(out, "backup on the same filesystem as the data (") {
+	if code, out, _ := in.run(t, "results", "show", "results/tiny", "3"); code != 0 || !strings.Contains(out, "backup on the same filesystem as the data (") {
 		t.Errorf("the backup-restore step does not say its backups shared the data's filesystem: exit %d\n%s", code, out)
 	}
-	if code, out, _ := runBinary(t, "instance", "list"); code != 0 || strings.Contains(out, "tiny") {
+	if code, out, _ := in.run(t, "instance", "list"); code != 0 || strings.Contains(out, "tiny") {
 		t.Errorf("the finished study's instances are still listed: exit %d\n%s", code, out)
 	}
 }
