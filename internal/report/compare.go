@@ -110,7 +110,8 @@ func compareRuns(a, b *Source) *Table {
 	t := &Table{Title: "Per user step",
 		Columns: []string{"configuration", "users", "runs A", "runs B", "NOPM A", "NOPM B", "B % of A", "TPM A", "TPM B", "B % of A",
 			"new-order p95 ms A", "p95 B", "B % of A", "avg I/O ms A", "avg I/O ms B", "B % of A"},
-		Notes:  []string{"NOPM and TPM: database counters; new-order p95: client-measured; avg I/O: the data disk's I/O time ÷ I/Os (/proc/diskstats); repeated steps: the mean. For latency, below 100% is better."},
+		Notes: append([]string{throughputSources(append(sa, sb...)) + "; new-order p95: client-measured; avg I/O: the data disk's I/O time ÷ I/Os (/proc/diskstats); repeated steps: the mean. For latency, below 100% is better."},
+			databaseNotes(append(sa, sb...))...),
 		Keys:   2,
 		Groups: []int{2, 3, 3, 3, 3}}
 	for _, p := range pairs {
@@ -119,8 +120,8 @@ func compareRuns(a, b *Source) *Table {
 			users = fmt.Sprintf("%d vs %d", p.pa.Users, p.pb.Users)
 		}
 		t.Rows = append(t.Rows, []string{p.name, users, strconv.Itoa(len(p.pa.Steps)), strconv.Itoa(len(p.pb.Steps)),
-			mean(p.pa.NOPMDB, 0), mean(p.pb.NOPMDB, 0), statPercent(p.pb.NOPMDB, p.pa.NOPMDB),
-			mean(p.pa.TPMDB, 0), mean(p.pb.TPMDB, 0), statPercent(p.pb.TPMDB, p.pa.TPMDB),
+			meanMarked(p.pa, "nopm_db", p.pa.NOPMDB), meanMarked(p.pb, "nopm_db", p.pb.NOPMDB), statPercent(p.pb.NOPMDB, p.pa.NOPMDB),
+			meanMarked(p.pa, "tpm_db", p.pa.TPMDB), meanMarked(p.pb, "tpm_db", p.pb.TPMDB), statPercent(p.pb.TPMDB, p.pa.TPMDB),
 			mean(p.pa.NewOrderP95, 2), mean(p.pb.NewOrderP95, 2), statPercent(p.pb.NewOrderP95, p.pa.NewOrderP95),
 			mean(p.pa.IOAwait, 3), mean(p.pb.IOAwait, 3), statPercent(p.pb.IOAwait, p.pa.IOAwait)})
 	}
@@ -133,6 +134,12 @@ func compareRuns(a, b *Source) *Table {
 		}
 	}
 	return t
+}
+
+// meanMarked is a point's database figure for the comparison: the mean of its
+// runs, marked as the report's per-step table marks it.
+func meanMarked(p *Point, figure string, s Stat) string {
+	return mean(s, 0) + databaseMark(p, figure, s)
 }
 
 // runDifferences names what differs between the first runs of a and b in what a run

@@ -47,6 +47,17 @@ func throughputSource(series []*Series, figure string) string {
 	return "database counter, client count for " + strings.Join(client, ", ")
 }
 
+// throughputSources says where the series' NOPM and where their TPM come from,
+// each by its own recorded source (on SQLite NOPM is a database counter and TPM
+// the client's count), for a section's intro or a table's note.
+func throughputSources(series []*Series) string {
+	nopm, tpm := throughputSource(series, "nopm_db"), throughputSource(series, "tpm_db")
+	if nopm == tpm && !strings.Contains(nopm, ",") { // "database counter" or "client count", for all series
+		return "NOPM and TPM: " + nopm + "s"
+	}
+	return "NOPM: " + nopm + "; TPM: " + tpm
+}
+
 // Marks of the per-step table's database figures.
 const (
 	// markShortWindow: a database TPM over a window shorter than CounterWindow.
@@ -55,19 +66,24 @@ const (
 	markClient = "‡"
 )
 
-// databaseCell is a point's database figure for the per-step table, marked when
-// it is the client's count, or a database TPM over a window too short for the
-// counters' publication lag.
+// databaseCell is a point's database figure for the per-step table, marked as
+// databaseMark says.
 func databaseCell(p *Point, figure string, s Stat) string {
-	cell := stat(s, 0)
+	return stat(s, 0) + databaseMark(p, figure, s)
+}
+
+// databaseMark marks a point's database figure (" ‡", " †" or "") when it is the
+// client's count, or a database TPM over a window too short for the counters'
+// publication lag; databaseNotes explain the marks.
+func databaseMark(p *Point, figure string, s Stat) string {
 	switch {
 	case s.N == 0:
 	case pointFromClient(p, figure):
-		cell += " " + markClient
+		return " " + markClient
 	case figure == "tpm_db" && shortestWindow(p) < CounterWindow:
-		cell += " " + markShortWindow
+		return " " + markShortWindow
 	}
-	return cell
+	return ""
 }
 
 // databaseNotes explain the marks the per-step table of series uses.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/storbench/storbench/internal/fio"
 )
@@ -78,9 +79,10 @@ func profileTable(profile string, runs []fioRun) (*Table, Chart) {
 		}
 	}
 	t := &Table{Title: profile + ": " + runs[0].Result.Description,
-		Columns: []string{"point", "path", "pattern", "bs", "jobs", "qd"},
-		Notes:   []string{"source: " + runs[0].Result.Source},
-		Keys:    2, Groups: []int{4}}
+		Columns: []string{"point", "role", "pattern", "bs", "jobs", "qd"},
+		Notes: []string{"source: " + runs[0].Result.Source,
+			"role: the path's role in a study's target (data, wal); '-': a standalone fio result. Paths tested: " + pathsTested(runs) + "."},
+		Keys: 2, Groups: []int{4}}
 	for _, c := range configs {
 		t.Columns = append(t.Columns, c+" IOPS", c+" MB/s", c+" mean ms", c+" p99 ms")
 		t.Groups = append(t.Groups, 4)
@@ -132,6 +134,26 @@ func profileTable(profile string, runs []fioRun) (*Table, Chart) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, barChart(profile+": IOPS per point", "fio (reads + writes per second over the point's runtime)", "point", "IOPS", categories, iops)
+}
+
+// pathsTested names where each configuration's test file lived ("A fio-fast:
+// /mnt/nvme (ext4 on nvme0n1)"), with the role when a study gave one.
+func pathsTested(runs []fioRun) string {
+	var out []string
+	for _, r := range runs {
+		who := r.Config
+		if r.Role != "" {
+			who += " " + r.Role
+		}
+		where := r.Result.Target.Path
+		if t := r.Result.Target; t.FSType != "" && t.Chain != "" {
+			where += " (" + t.FSType + " on " + t.Chain + ")"
+		}
+		if line := who + ": " + where; !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // configsOf lists the configurations of runs in their first order.

@@ -18,6 +18,20 @@ import (
 
 const rolesSource = "/proc/PID/io of the server's processes by role, per sampling interval: write = bytes dirtied in the page cache (the kernel writes them back later: compare the disks' line); MB = 10^6 bytes"
 
+// The role tables' disk columns. A role's reads are fetched from the disk in the
+// window, a share of what the disks read. Its writes are bytes dirtied in the page
+// cache, which the disks write later (or never): their ratio to what the disks
+// wrote in the window is no share, and exceeds 100% whenever the page cache's
+// backlog grew (a quick study's 2 s steps measured 105-194%).
+const (
+	readShareColumn  = "% of disk reads"
+	writeRatioColumn = "write ÷ disk writes %"
+	diskColumnsNote  = readShareColumn + ": the role's bytes read from storage as a share of the sampled disks' over the same window (the rest: other processes). " +
+		writeRatioColumn + ": the bytes the role dirtied ÷ the bytes the disks wrote over that window, a ratio, not a share: it exceeds 100% when the role dirtied more than the disks wrote, " +
+		"because the kernel writes dirtied pages back up to vm.dirty_expire_centisecs (30 s by default) later, after a window as short as a few seconds, and never writes a file deleted first; " +
+		"below 100%, the disks also wrote other processes' pages and what was dirtied before the window"
+)
+
 // roleName names a role of one of several servers (consolidated instances) with
 // the server's name.
 func roleName(server, role string) string {
@@ -87,8 +101,8 @@ func roleChart(sys *metrics.Report) Chart {
 // role's share of the disks' bytes; nil when no run sampled its server's processes.
 func sweepRoleTable(series []*Series) *Table {
 	t := &Table{Title: "I/O by process role per user step", Keys: 3,
-		Columns: []string{"configuration", "users", "role", "read MB/s", "% of disk reads", "write MB/s", "% of disk writes"},
-		Notes:   []string{rolesSource + "; % of the sampled disks' bytes over the same window (the rest: other processes, the kernel's writeback, or bytes counted when dirtied and written later); a figure of more than one run is their mean and [range]; roles without I/O are left out."}}
+		Columns: []string{"configuration", "users", "role", "read MB/s", readShareColumn, "write MB/s", writeRatioColumn},
+		Notes:   []string{rolesSource + "; a figure of more than one run is their mean and [range]; roles without I/O are left out.", diskColumnsNote + "."}}
 	for _, s := range series {
 		for _, p := range s.Points {
 			var order []string
@@ -141,8 +155,8 @@ func withConsolidationRoles(sec *Section, srcs []*Source) *Section {
 		return nil
 	}
 	t := &Table{Title: "I/O by process role per instance", Keys: 4,
-		Columns: []string{"experiment", "run", "instance", "role", "read MB", "% of disk reads", "write MB", "% of disk writes"},
-		Notes:   []string{rolesSource + "; over the common timed window; % of the shared disks' bytes; a backup is the server's processes serving it (PostgreSQL: the WAL sender running BASE_BACKUP); roles without I/O are left out."}}
+		Columns: []string{"experiment", "run", "instance", "role", "read MB", readShareColumn, "write MB", writeRatioColumn},
+		Notes:   []string{rolesSource + "; over the common timed window, against the shared disks; a backup is the server's processes serving it (PostgreSQL: the WAL sender running BASE_BACKUP); roles without I/O are left out.", diskColumnsNote + "."}}
 	for _, p := range consolidationPairs(srcs) {
 		for _, run := range []*study.ConsolidationRun{p.Baseline, p.Noisy} {
 			if run == nil || run.System == nil {
