@@ -59,7 +59,9 @@ func WriteText(out io.Writer, r *Report, window string) {
 		if t.Server != "" {
 			who = t.Server + " " + t.Role
 		}
-		fmt.Fprintf(out, "  I/O of %s: %.1f MB read%s, %.1f MB written%s (/proc/PID/io)\n", who, t.ReadMB, pctText(t.ReadPctOfDisks), t.WriteMB, pctText(t.WritePctOfDisks))
+		fmt.Fprintf(out, "  I/O of %s: %.1f MB read%s, %.1f MB written%s (/proc/PID/io)\n", who,
+			t.ReadMB, pctText(t.ReadPctOfDisks, "%.0f%% of the disks' reads"),
+			t.WriteMB, pctText(t.WritePctOfDisks, "%.0f%% of what the disks wrote: counted when dirtied, written back later"))
 	}
 	if c := r.Clock; c != nil && c.FirstSkewMs != nil {
 		fmt.Fprintf(out, "  clock of %s: %+.1f ms from this machine's at the first scrape (+: ahead), at most %.1f ms apart; samples placed within ±%.1f ms (half the worst scrape round trip)\n",
@@ -70,12 +72,14 @@ func WriteText(out io.Writer, r *Report, window string) {
 	}
 }
 
-// pctText is a role's share of the disks' bytes, when known.
-func pctText(pct *float64) string {
+// pctText compares a role's bytes with the disks', when known, in format. A role's
+// writes are no share of the disks': they count when a page is dirtied, and the
+// kernel writes it back up to 30 s later, or never (a file deleted first).
+func pctText(pct *float64, format string) string {
 	if pct == nil {
 		return ""
 	}
-	return fmt.Sprintf(" (%.0f%% of the disks')", *pct)
+	return " (" + fmt.Sprintf(format, *pct) + ")"
 }
 
 // thousands formats a rate rounded to a whole number with thousands separators.
