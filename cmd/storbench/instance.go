@@ -94,7 +94,7 @@ logs in --wal-path; --replica-of is for postgres only.`,
 			if err != nil {
 				return err
 			}
-			_, warnings, err := reg.Create(c.Context(), spec)
+			_, warnings, err := reg.CreateStarted(c.Context(), spec)
 			if err != nil {
 				if errors.Is(err, input.ErrInvalid) && strings.Contains(err.Error(), "cannot create ") {
 					// The directory could not be made (read-only, no permission): say what to do.
@@ -104,9 +104,6 @@ logs in --wal-path; --replica-of is for postgres only.`,
 			}
 			for _, w := range warnings {
 				fmt.Fprintln(c.ErrOrStderr(), "storbench: warning:", w)
-			}
-			if _, err := reg.Start(c.Context(), spec.Name); err != nil {
-				return err
 			}
 			return printStatus(c, reg, spec.Name)
 		},

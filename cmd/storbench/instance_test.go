@@ -3,15 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -223,5 +226,79 @@ func checkBackupMetrics(t *testing.T, jsonPath string) {
 		if written <= 0 {
 			t.Errorf("a %d-byte backup wrote nothing to the disks: %+v", res.Bytes, res.System.Summary.Disks)
 		}
+	}
+}
+
+// TestInstanceCreateRefusesWhatTheMachineLacks: a memory limit above the machine's
+// memory and CPUs it does not have are bad input, refused (exit 2, one line) before
+// anything is created, as study plan refuses them: not an instance reported as limited
+// by what cannot hold.
+func TestInstanceCreateRefusesWhatTheMachineLacks(t *testing.T) {
+	t.Parallel()
+	machine, err := instance.MachineMemory()
+	if err != nil {
+		t.Skipf("the machine's memory is unknown here: %v", err)
+	}
+	home, work := t.TempDir(), t.TempDir()
+	b := binaryIn{dir: work, env: []string{"STORBENCH_HOME=" + home}}
+	n := runtime.NumCPU()
+	for _, c := range []struct {
+		flag, value string
+		want        []string
+	}{
+		{"--memory", strconv.FormatInt(machine>>20+1024, 10) + "MB", []string{"is more than this machine's " + instance.FormatSize(machine), "give at most"}},
+		{"--cpus", fmt.Sprintf("%d-%d", n, n+2), []string{fmt.Sprintf("CPUs %d-%d not online", n, n+2), "give CPUs this machine has"}},
+	} {
+		path, name := filepath.Join(work, "refused"), "refused-"+strconv.Itoa(os.Getpid())
+		code, out, errOut := b.run(t, "instance", "create", "--path", path, "--name", name, c.flag, c.value)
+		if code == 0 {
+			b.run(t, "instance", "destroy", "--name", name)
+		}
+		if code != 2 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 || !strings.Contains(errOut, c.flag) {
+			t.Errorf("%s %s: exit %d, stderr %q; want 2 and one line naming %s\n%s", c.flag, c.value, code, errOut, c.flag, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s %s: stderr %q lacks %q", c.flag, c.value, errOut, w)
+			}
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("%s %s: %s was created (%v)", c.flag, c.value, path, err)
+		}
+		if l := listing(filepath.Join(home, "instances")); l != "" && l != "absent" {
+			t.Errorf("%s %s: the registry holds %s", c.flag, c.value, l)
+		}
+	}
+}
+
+// TestInstanceCreateFailedStartLeavesNothing: a server that does not start (here: more
+// connections than PostgreSQL accepts) fails create with an error naming its log, kept
+// in the registry's directory, and leaves no instance and no directory behind.
+func TestInstanceCreateFailedStartLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("initialises a PostgreSQL server")
+	}
+	t.Parallel()
+	home, work := t.TempDir(), t.TempDir()
+	b := binaryIn{dir: work, env: []string{"STORBENCH_HOME=" + home}}
+	name := "nostart-" + strconv.Itoa(os.Getpid())
+	path := filepath.Join(work, "pg")
+	code, out, errOut := b.run(t, "instance", "create", "--path", path, "--name", name, "--max-connections", "262143")
+	if code != 1 {
+		b.run(t, "instance", "destroy", "--name", name)
+		t.Fatalf("instance create with a server that cannot start: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	log := filepath.Join(home, "instances", name+".failed-start.log")
+	if !strings.Contains(errOut, "server log: "+log) || !strings.Contains(errOut, "instance "+name+" is removed") {
+		t.Errorf("stderr %q: want the server log %s named and the instance said removed", errOut, log)
+	}
+	if b, err := os.ReadFile(log); err != nil || !strings.Contains(string(b), "max_connections") {
+		t.Errorf("the kept server log %s: %v\n%s", log, err, b)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s is left behind (%v)", path, err)
+	}
+	if code, out, _ := b.run(t, "instance", "list"); code != 0 || strings.Contains(out, name) {
+		t.Errorf("instance list: exit %d, lists the failed instance:\n%s", code, out)
 	}
 }

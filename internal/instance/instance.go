@@ -103,6 +103,8 @@ type Server interface {
 	// Installed tells why the server cannot be set up here (nil: it can): an error
 	// wrapping input.ErrInvalid for a setting to fix, else the binaries' absence.
 	Installed() error
+	// LogFile is the server's log, where it says why it did not start.
+	LogFile(st *State) string
 }
 
 var servers = map[string]Server{}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,8 +30,16 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", input.ErrInvalid, spec.Name)
 	}
 	if spec.MemoryBytes != 0 {
-		if err := CheckMemory("--", spec.Engine, spec.MemoryBytes); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		machine, _ := MachineMemory() // unknown: not refused
+		for _, err := range []error{CheckMemory("--", spec.Engine, spec.MemoryBytes), CheckMachineMemory("--", spec.MemoryBytes, machine)} {
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+			}
+		}
+	}
+	if spec.CPUs != "" {
+		if err := CheckCPUs("--", spec.CPUs); err != nil {
+			return nil, nil, err
 		}
 	}
 	if spec.MaxConnections < 1 {
@@ -147,6 +157,31 @@ func checkPort(port int) error {
 
 // Start starts the instance's server inside its memory and CPU limits.
 func (r Registry) Start(ctx context.Context, name string) (*State, error) {
+	return r.start(ctx, name, "")
+}
+
+// CreateStarted creates the instance (Create) and starts it. One whose server does not
+// start is destroyed (what its create made, and only that), its server's log first
+// copied beside the registry's records, where the error names it: a create that failed
+// leaves no instance behind.
+func (r Registry) CreateStarted(ctx context.Context, spec Spec) (*State, []string, error) {
+	_, warnings, err := r.Create(ctx, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := r.start(ctx, spec.Name, filepath.Join(r.Dir, spec.Name+".failed-start.log"))
+	if err != nil {
+		if derr := r.Destroy(context.WithoutCancel(ctx), spec.Name); derr != nil {
+			return nil, nil, fmt.Errorf("%w; removing the instance failed too: %v", err, derr)
+		}
+		return nil, nil, fmt.Errorf("%w; instance %s is removed, with what its create made", err, spec.Name)
+	}
+	return st, warnings, nil
+}
+
+// start starts the instance's server; when it does not start, the error names the
+// server's log, or keepLog, a copy of it taken then (when keepLog is not "").
+func (r Registry) start(ctx context.Context, name, keepLog string) (*State, error) {
 	st, err := r.Load(name)
 	if err != nil {
 		return nil, err
@@ -160,7 +195,11 @@ func (r Registry) Start(ctx context.Context, name string) (*State, error) {
 	}
 	pid, err := srv.Start(ctx, st)
 	if err != nil {
-		return nil, fmt.Errorf("start instance %s: %w", name, err)
+		log := srv.LogFile(st)
+		if keepLog != "" && copyFile(log, keepLog) == nil {
+			log = keepLog
+		}
+		return nil, fmt.Errorf("start instance %s: %w (server log: %s)", name, err, log)
 	}
 	st.Limits, st.Cgroup = applyLimits(st, pid, r.cgroupName(st.Name))
 	if err := r.save(st); err != nil {
@@ -285,4 +324,13 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 		return kept, err
 	}
 	return kept, removeFile(r.file(name))
+}
+
+// copyFile copies the file from to to (replaced).
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err == nil {
+		err = os.WriteFile(to, b, 0o644)
+	}
+	return err
 }

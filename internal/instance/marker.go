@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/storbench/storbench/internal/input"
 )
@@ -73,13 +74,30 @@ func claimable(dir string) (exists bool, err error) {
 	case err != nil:
 		return false, fmt.Errorf("%w: %s is not a readable directory: %v", input.ErrInvalid, dir, err)
 	case len(entries) > 0:
-		// One that storbench prepared is another instance's, maybe a study's.
+		// One that storbench prepared holds a backup, or is another instance's, maybe a
+		// study's.
 		if m, err := readMarker(dir); err == nil && m.Instance != "" {
+			if taken, ok := backupTaken(dir); ok {
+				return false, fmt.Errorf("%w: %s holds a backup of instance %s taken %s: remove it, or name an empty or new directory",
+					input.ErrInvalid, dir, m.Instance, taken.Format("2006-01-02 15:04:05"))
+			}
 			return false, fmt.Errorf("%w: %s holds instance %s (storbench instance list shows it, with its study if a study made it): destroy that instance, or name an empty or new directory", input.ErrInvalid, dir, m.Instance)
 		}
 		return false, fmt.Errorf("%w: %s is not empty and storbench did not create it: name an empty or new directory", input.ErrInvalid, dir)
 	}
 	return true, nil
+}
+
+// backupTaken tells whether dir, which storbench prepared, holds a backup (its files,
+// which an instance's directory never has) and when it was taken: when its record was
+// written, else (a backup that did not complete) when its files last changed.
+func backupTaken(dir string) (time.Time, bool) {
+	for _, p := range []string{backupRecord(dir), backupFiles(dir)} {
+		if st, err := os.Stat(p); err == nil {
+			return st.ModTime(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // CheckDir refuses a directory an instance could not be created in (as Create

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/storbench/storbench/internal/input"
 )
@@ -154,5 +155,31 @@ func TestClaimNamesTheInstanceHoldingTheDirectory(t *testing.T) {
 	_, _, err := claim(dir, "b")
 	if err == nil || !strings.Contains(err.Error(), "holds instance a-0badcafe") || strings.Contains(err.Error(), "did not create it") {
 		t.Errorf("claim of another instance's directory: %v", err)
+	}
+}
+
+// A directory that holds a backup is refused as a backup, with when it was taken, not
+// as an instance to destroy (instance list does not show it, and destroying the
+// instance it was taken of would not free it).
+func TestClaimNamesTheBackupInTheDirectory(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "backup")
+	if _, _, err := claim(dir, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(backupFiles(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(backupRecord(dir), []byte(`{"logical":false,"jobs":1,"engine":"postgres"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	taken := time.Date(2026, 3, 4, 5, 6, 7, 0, time.Local)
+	if err := os.Chtimes(backupRecord(dir), taken, taken); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := claim(dir, "other")
+	want := dir + " holds a backup of instance demo taken 2026-03-04 05:06:07: remove it, or name an empty or new directory"
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "destroy") {
+		t.Errorf("claim of a backup's directory: %v\nwant %q", err, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -55,7 +56,7 @@ func machine(version string) Environment {
 		env.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:])
 	}
 	env.CPUModel = procField("/proc/cpuinfo", "model name")
-	if total, err := readMemTotal(); err == nil {
+	if total, err := instance.MachineMemory(); err == nil {
 		env.MemoryBytes = uint64(total)
 	}
 	return env

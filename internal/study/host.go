@@ -4,43 +4,14 @@ package study
 // process limit.
 
 import (
-	"bufio"
-	"errors"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/instance"
 )
 
 // memTotal reports the machine's memory; a variable so tests do not depend on the
 // machine they run on.
-var memTotal = readMemTotal
-
-// readMemTotal reads MemTotal from /proc/meminfo.
-func readMemTotal() (int64, error) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("meminfo: MemTotal %q", fields[1])
-			}
-			return kb << 10, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, errors.New("meminfo has no MemTotal")
-}
+var memTotal = instance.MachineMemory
 
 // maxProcesses is this user's process limit (ulimit -u); false when unlimited.
 func maxProcesses() (int64, bool) {

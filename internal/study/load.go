@@ -183,9 +183,10 @@ func (c *checker) memory(path string, engines []string, b int64) {
 			return
 		}
 	}
-	total, err := memTotal()
-	if err == nil && total > 0 && b > total {
-		c.errf(path, "memory %s is more than this machine's %s", "a limit above the machine's memory is no limit; give at most %s", instance.FormatSize(b), instance.FormatSize(total), instance.FormatSize(total))
+	if total, err := memTotal(); err == nil {
+		if err := instance.CheckMachineMemory("", b, total); err != nil {
+			c.refuse(path, err)
+		}
 	}
 }
 

@@ -77,8 +77,5 @@ func checkCPUs(what, set string) error {
 	if set == "" {
 		return nil
 	}
-	if err := cgroup.CheckCPUs(set); err != nil {
-		return fmt.Errorf("%w: %s: cpus: %v (give CPUs this machine has)", input.ErrInvalid, what, err)
-	}
-	return nil
+	return instance.CheckCPUs(what+": ", set)
 }

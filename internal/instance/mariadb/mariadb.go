@@ -196,6 +196,9 @@ func (server) Stop(ctx context.Context, st *instance.State) error {
 // uninstalled must still be seen and stopped.
 func (server) PID(st *instance.State) int { return mariadbserver.PIDOf(serverDir(st)) }
 
+// LogFile implements instance.Server.
+func (server) LogFile(st *instance.State) string { return mariadbserver.ErrorLogOf(serverDir(st)) }
+
 // Backup implements instance.Server: mariadb-backup (a physical copy, prepared so
 // that it can be copied back as it is), or mariadb-dump of the database in one
 // transaction for a logical backup. Neither runs in parallel: how.Jobs is not used.

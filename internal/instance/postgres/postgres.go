@@ -125,6 +125,9 @@ func (server) Stop(ctx context.Context, st *instance.State) error {
 // uninstalled still runs and must still be seen (and stopped before destroy).
 func (server) PID(st *instance.State) int { return pgserver.PIDOf(dataDir(st)) }
 
+// LogFile implements instance.Server.
+func (server) LogFile(st *instance.State) string { return pgserver.LogOf(dataDir(st)) }
+
 // Backup implements instance.Server: pg_basebackup, or pg_dump for a logical backup.
 func (server) Backup(ctx context.Context, st *instance.State, dir string, how instance.BackupMethod) error {
 	s, err := serverOf(st)

@@ -196,6 +196,9 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// ErrorLogOf is the error log of the server set up in dir.
+func ErrorLogOf(dir string) string { return filepath.Join(dir, "error.log") }
+
 // At returns the server set up in opts.Dir, run by the binaries in binDir (those that
 // created it: another version must not touch its files). It needs no binaries until
 // it starts: a server whose MariaDB was uninstalled must still be seen and stopped.
@@ -208,7 +211,7 @@ func At(binDir string, opts Options) (*Server, error) {
 		Port:     opts.Port,
 		Conf:     filepath.Join(opts.Dir, "my.cnf"),
 		PIDFile:  filepath.Join(opts.Dir, "mariadbd.pid"),
-		ErrorLog: filepath.Join(opts.Dir, "error.log"),
+		ErrorLog: ErrorLogOf(opts.Dir),
 		binDir:   binDir,
 		bin:      find([]string{binDir}, "mariadbd", "mysqld"),
 		settings: opts.Settings,

@@ -172,8 +172,11 @@ func At(bin, dir string, port int) (*Server, error) {
 // Start starts the server and waits until it accepts connections. The log goes to
 // server.log in the data directory.
 func (s *Server) Start(ctx context.Context) error {
-	return s.run(ctx, "pg_ctl", "-D", s.Dir, "-l", filepath.Join(s.Dir, "server.log"), "-w", "-t", "60", "start")
+	return s.run(ctx, "pg_ctl", "-D", s.Dir, "-l", LogOf(s.Dir), "-w", "-t", "60", "start")
 }
+
+// LogOf is the server log of the server in dataDir.
+func LogOf(dataDir string) string { return filepath.Join(dataDir, "server.log") }
 
 // PID returns the postmaster's process id, or 0 when the server is not running.
 func (s *Server) PID() int { return PIDOf(s.Dir) }
@@ -371,7 +374,7 @@ func (s *Server) Stop(ctx context.Context) error {
 
 // Log returns the server log, for test failure messages.
 func (s *Server) Log() string {
-	b, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
+	b, _ := os.ReadFile(LogOf(s.Dir))
 	return string(b)
 }
 
