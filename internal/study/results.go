@@ -29,13 +29,24 @@ func (s *Store) Find(key string) (*StepResult, error) {
 	return nil, fmt.Errorf("%w: no stored step %q in %s (see storbench results list %s)", input.ErrInvalid, key, s.Dir, s.Dir)
 }
 
+// runLine is a TPC-C run's headline figures, as a step's log line and the results
+// list show them: a database TPM over a window too short for the counters is marked
+// as the report marks it.
+func runLine(run *driver.Result) string {
+	tpm := fmt.Sprintf("TPM %.0f", run.TPMDB)
+	if run.TPMDBIndicative() {
+		tpm += " " + driver.ShortWindowMark
+	}
+	return fmt.Sprintf("NOPM %.0f (database counters), %s, new-order p95 %.2f ms", run.NOPMDB, tpm, run.Transactions.NewOrder.P95Ms)
+}
+
 // headline is a step's one-line summary.
 func headline(r *StepResult) string {
 	switch {
 	case r.Run != nil:
-		line := fmt.Sprintf("NOPM %.0f  TPM %.0f (database)  new-order p95 %.2f ms", r.Run.NOPMDB, r.Run.TPMDB, r.Run.Transactions.NewOrder.P95Ms)
+		line := runLine(r.Run)
 		if sys := r.Run.System; sys != nil && sys.Summary.CPU != nil {
-			line += fmt.Sprintf("  cpu idle %.0f%%", sys.Summary.CPU.Idle)
+			line += fmt.Sprintf(", cpu idle %.0f%%", sys.Summary.CPU.Idle)
 		}
 		return line
 	case len(r.Fio) > 0 && len(r.Fio[0].Points) > 0:
