@@ -516,6 +516,11 @@ func TestExamplesLoad(t *testing.T) {
 		var total time.Duration
 		for _, st := range steps {
 			total += st.Estimate
+			// An example's timed windows are long enough for the report to name a
+			// winner: the README's first study must not end "indicative only".
+			if st.Duration > 0 && st.Duration < driver.CounterWindow {
+				t.Errorf("%s: step %s measures %s, under driver.CounterWindow (%s)", filepath.Base(f), st.ID, st.Duration, driver.CounterWindow)
+			}
 		}
 		t.Logf("%s: %d steps, ~%s", filepath.Base(f), len(steps), roughDuration(total))
 	}
