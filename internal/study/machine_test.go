@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,5 +83,23 @@ func TestAllowUnappliedLimitsKey(t *testing.T) {
 	}
 	if _, err := parseStudy(t, base+"allow_unapplied_limits: maybe\n"); err == nil || !strings.Contains(err.Error(), "m.yaml:10:") {
 		t.Errorf("allow_unapplied_limits: maybe: %v, want refused at line 10", err)
+	}
+}
+
+// A step on a managed target records the memory and CPUs its instance ran with, the
+// target's own as well as a variant's, and the CSV export gives them.
+func TestStepRecordsInstanceLimits(t *testing.T) {
+	t.Parallel()
+	tg := &target{spec: Target{Name: "disk", Kind: "managed", Memory: Size{1 << 30}}, current: variant{memory: 1 << 30, cpus: "0"},
+		limits: []string{"memory 1GiB by cgroup storbench/disk"}}
+	r := &runner{study: &Study{}}
+	res := &StepResult{Step: Step{Seq: 1, ID: "disk/sweep/users=1/rep=1", Target: "disk", Kind: UserSweep, Users: 1, Repeat: 1}}
+	if err := r.limitsApplied(tg, res); err != nil {
+		t.Fatal(err)
+	}
+	rows := csvRows(res)
+	col := func(name string) string { return rows[0][slices.Index(csvColumns, name)] }
+	if res.Memory != 1<<30 || col("memory_bytes") != "1073741824" || col("cpus") != "0" {
+		t.Errorf("a step on a 1 GiB target: recorded memory %d, CSV memory_bytes %q cpus %q, want 1073741824 and 0", res.Memory, col("memory_bytes"), col("cpus"))
 	}
 }

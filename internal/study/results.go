@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -209,8 +210,10 @@ func ExportCSV(w io.Writer, s *Store) error {
 func csvRows(r *StepResult) [][]string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	st := r.Step
+	// The instance's memory and CPUs as the step ran; a step stored before they were
+	// recorded has only its variant's (0 and "": the target's own).
 	row := map[string]string{"seq": strconv.Itoa(st.Seq), "id": st.ID, "target": st.Target, "experiment": st.Experiment,
-		"kind": st.Kind, "memory_bytes": strconv.FormatInt(st.Memory, 10), "cpus": st.CPUs,
+		"kind": st.Kind, "memory_bytes": strconv.FormatInt(cmp.Or(r.Memory, st.Memory), 10), "cpus": cmp.Or(r.CPUs, st.CPUs),
 		"with_replica": strconv.FormatBool(st.WithReplica), "users": strconv.Itoa(st.Users), "repeat": strconv.Itoa(st.Repeat),
 		"base_restore_s": f(r.RestoreSeconds)}
 	if run := r.Run; run != nil {

@@ -60,6 +60,11 @@ type StepResult struct {
 	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
 	// Checks are the consistency conditions verified on the database after a run.
 	Checks []CheckResult `json:"checks,omitempty"`
+	// Memory and CPUs are the managed instance's memory and CPU set for the step (the
+	// target's own, or the step's variant's), as it was started with them; how far
+	// each was applied, Notes say ("instance limits: …").
+	Memory int64  `json:"memory_bytes,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
 	// IOThrottle is how the managed instance's I/O limit was in force for the step.
 	IOThrottle *instance.IOThrottle `json:"io_throttle,omitempty"`
 	Notes      []string             `json:"notes,omitempty"`
