@@ -42,12 +42,13 @@ func TestCheckMachine(t *testing.T) {
 		s    *Study
 		want string
 	}{
-		{"parent missing", study(dir+"/not-mounted/pg", "", "0"), "target a: path: invalid input: " + dir + "/not-mounted does not exist"},
-		{"target cpus", study(dir+"/pg", beyond, "0"), fmt.Sprintf("target a: cpus: cpuset %q: CPU %d not online", beyond, runtime.NumCPU())},
-		{"sweep cpus", study(dir+"/pg", "", "0, "+beyond), "the cpu-sweep experiment: cpus: cpuset"},
+		// Placed and worded as the file's own checks: "FILE:LINE: path: what (hint)".
+		{"parent missing", study(dir+"/not-mounted/pg", "", "0"), "m.yaml:4: targets[0].path: " + dir + "/not-mounted does not exist (create the mount point"},
+		{"target cpus", study(dir+"/pg", beyond, "0"), fmt.Sprintf("m.yaml:5: targets[0].cpus: cpuset %q: CPU %d not online", beyond, runtime.NumCPU())},
+		{"sweep cpus", study(dir+"/pg", "", "0, "+beyond), "m.yaml:10: experiments[0].cpus[1]: cpuset"},
 	} {
 		err := CheckMachine(c.s)
-		if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, input.ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an input error with %q", c.name, err, c.want)
 		}
 	}
