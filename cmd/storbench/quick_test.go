@@ -199,3 +199,32 @@ func TestQuickWindowsLongEnough(t *testing.T) {
 		}
 	}
 }
+
+// What quick would refuse after measuring (a PATH/report.html of the user's, a
+// PATH/results that is not a results store) it refuses up front, with a hint quick
+// has the flag for (--path, not --results or report -o): exit 2, nothing measured or
+// written.
+func TestQuickRefusesUpFront(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, file, want string }{
+		{"report", "report.html", "report.html exists and is not a report storbench wrote: move it away, or give another --path"},
+		{"results", filepath.Join("results", "notes.txt"), "results is not empty and not a storbench results store: give another --path"},
+	} {
+		dir := filepath.Join(t.TempDir(), "userdir")
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, c.file)), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, c.file), []byte("mine\n"), 0o644))
+		start := time.Now()
+		code, out, errOut := storbench(t, "quick", "--path", dir, "--duration", "2s")
+		if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, c.want) ||
+			strings.Contains(errOut, "--results") || strings.Contains(errOut, "report -o") {
+			t.Errorf("%s: exit %d after %v, want 2 and one line with %q\n%s%s", c.name, code, time.Since(start), c.want, out, errOut)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 {
+			t.Errorf("%s: quick wrote in %s before refusing: %v", c.name, dir, entries)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, c.file)); string(b) != "mine\n" {
+			t.Errorf("%s: the user's %s is now %q", c.name, c.file, b)
+		}
+	}
+}

@@ -348,6 +348,14 @@ counters lag, and the report's findings name no winner).`,
 			if err != nil {
 				return err
 			}
+			// What quick would refuse at the end, after measuring, it refuses now.
+			results := filepath.Join(abs, "results")
+			if err := study.CheckStore(results, s); err != nil {
+				return fmt.Errorf("%w: give another --path", err)
+			}
+			if err := report.CheckFile(filepath.Join(abs, "report.html")); err != nil {
+				return fmt.Errorf("%w: move it away, or give another --path", err)
+			}
 			profile := map[bool]string{true: ", fio profile " + theQuickProfile.Name, false: ", no fio installed: no storage profile"}[fioErr == nil]
 			if pgErr != nil {
 				// The embedded engine's file is made afresh in a directory of quick's own.
@@ -359,7 +367,6 @@ counters lag, and the report's findings name no winner).`,
 				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs, profile)
 			}
 			// Each quick run measures afresh into the same store.
-			results := filepath.Join(abs, "results")
 			sources := []string{results}
 			err = runStudy(c, s, file, results, true)
 			// A failed profile after a measured study still gets the study's report.

@@ -33,7 +33,11 @@ func WriteText(out io.Writer, res *Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  database TPM: %s\n  database NOPM: %s\n", res.Sources["tpm_db"], res.Sources["nopm_db"])
+	fmt.Fprintf(out, "  database TPM: %s\n", res.Sources["tpm_db"])
+	if res.TPMDBIndicative() {
+		fmt.Fprintf(out, "    %s\n", ShortWindowMark)
+	}
+	fmt.Fprintf(out, "  database NOPM: %s\n", res.Sources["nopm_db"])
 	if src, ok := res.Sources["hammerdb_nopm"]; ok {
 		fmt.Fprintf(out, "HammerDB NOPM: %.0f (%s)\n", res.HammerDBNOPM, src)
 	}

@@ -53,6 +53,37 @@ type Result struct {
 	Notes  []string        `json:"notes,omitempty"`
 }
 
+// CounterWindow is the shortest timed window whose database TPM is measured rather
+// than indicative: a database publishes its transaction counts late (a PostgreSQL
+// backend flushes its pg_stat_database counts at most once a second, later under
+// load), so over a window of seconds that lag is tens of per cent of the figure, and
+// so is the noise of the few transactions counted. NOPM (database) is read from the
+// data (sum of d_next_o_id), not from a counter. The report names no winner over a
+// shorter window, and every view of a run marks its database TPM then.
+const CounterWindow = 30 * time.Second
+
+// ShortWindowMark is what the terminal views of a run append to a database TPM that
+// TPMDBIndicative.
+var ShortWindowMark = fmt.Sprintf("(window under %.0f s: database TPM indicative)", CounterWindow.Seconds())
+
+// clientStandIn is, per database figure, the client figure that stands in for it
+// when the database kept no counter or could not be read: Sources then say so
+// ("…, as tpm_client").
+var clientStandIn = map[string]string{"tpm_db": "tpm_client", "nopm_db": "nopm_client"}
+
+// FromClient tells whether a database figure ("tpm_db", "nopm_db") is the client's
+// count standing in.
+func (r *Result) FromClient(figure string) bool {
+	return strings.HasSuffix(r.Sources[figure], "as "+clientStandIn[figure])
+}
+
+// TPMDBIndicative tells whether the database TPM is a database counter read over a
+// timed window under CounterWindow: it can then be tens of per cent off (even below
+// NOPM), and is marked wherever it is shown.
+func (r *Result) TPMDBIndicative() bool {
+	return !r.FromClient("tpm_db") && r.End.Sub(r.Start) < CounterWindow
+}
+
 // RunConfig is the run's configuration as recorded (no password).
 type RunConfig struct {
 	Engine          string  `json:"engine"`

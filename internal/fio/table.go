@@ -24,10 +24,28 @@ func ReadRuns(path string) (*Runs, error) {
 		return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	var r Runs
-	if err := json.Unmarshal(b, &r); err != nil || len(r.Results) == 0 {
-		return nil, fmt.Errorf("%w: %s is not the --json of storbench fio (%v)", input.ErrInvalid, path, err)
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s is not the --json of storbench fio (%v): give files written by storbench fio --json", input.ErrInvalid, path, err)
+	}
+	if len(r.Results) == 0 {
+		return nil, fmt.Errorf("%w: %s is %s, not the --json of storbench fio: give files written by storbench fio --json", input.ErrInvalid, path, whatJSON(b))
 	}
 	return &r, nil
+}
+
+// whatJSON names what a JSON file that is no fio result holds, when it is one of
+// storbench's other results (as report's input tells them apart, by their keys).
+func whatJSON(b []byte) string {
+	var keys map[string]json.RawMessage
+	switch {
+	case json.Unmarshal(b, &keys) != nil:
+		return "JSON but not an object"
+	case keys["tpm_db"] != nil:
+		return "the result of storbench run (run --json; storbench compare compares two of them)"
+	case keys["results"] != nil:
+		return "a storbench fio result with no results"
+	}
+	return "no storbench result"
 }
 
 // MeanLatMs is the mean completion latency over reads and writes together.

@@ -38,7 +38,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		}
 	}
 	if spec.CPUs != "" {
-		if err := CheckCPUs("--", spec.CPUs); err != nil {
+		if err := CheckCPUs("--cpus", spec.CPUs); err != nil {
 			return nil, nil, err
 		}
 	}

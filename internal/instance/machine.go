@@ -54,11 +54,14 @@ func CheckMachineMemory(prefix string, memoryBytes, machine int64) error {
 
 // CheckCPUs refuses a CPU list naming CPUs this machine does not have online (or not
 // a CPU list): neither a cpuset nor CPU affinity could apply it, and the instance
-// would run on all CPUs while claiming these. An input error; prefix+"cpus" names
-// the setting.
-func CheckCPUs(prefix, list string) error {
+// would run on all CPUs while claiming these. An input error; setting names it
+// ("--cpus"; "" : the caller places the error itself, as a study file's line).
+func CheckCPUs(setting, list string) error {
 	if err := cgroup.CheckCPUs(list); err != nil {
-		return fmt.Errorf("%w: %scpus: %v (give CPUs this machine has)", input.ErrInvalid, prefix, err)
+		if setting != "" {
+			setting += ": "
+		}
+		return fmt.Errorf("%w: %s%v (give CPUs this machine has)", input.ErrInvalid, setting, err)
 	}
 	return nil
 }

@@ -9,17 +9,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/instance/cgroup"
 	"github.com/storbench/storbench/internal/study"
 )
 
 // CounterWindow is the shortest timed window whose database figures a finding
-// names a winner by, and under which the per-step table flags the database TPM: a
-// database publishes its transaction counts late (a PostgreSQL backend flushes its
-// pg_stat_database counts at most once a second, later under load), so over a
-// window of seconds that lag is tens of per cent of the figure, and so is the
-// noise of the few transactions counted. quick's windows are this long.
-const CounterWindow = 30 * time.Second
+// names a winner by, and under which the per-step table flags the database TPM
+// (driver.CounterWindow, whose lag it is). quick's windows are this long.
+const CounterWindow = driver.CounterWindow
 
 // findingsSection opens the report as the papers do: a few sentences with numbers,
 // per experiment, each comparing like with like, computed from the data.

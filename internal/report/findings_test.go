@@ -228,8 +228,8 @@ func TestHeadlineWithinExperiments(t *testing.T) {
 }
 
 // TestClientCountLabels: on SQLite, which keeps no transaction counter, the TPM
-// charts and the per-step table say "client count"; a database TPM over a window
-// under 30 s is marked in the table.
+// charts and the per-step table say "client count"; a database TPM (and TPM per
+// user) over a window under 30 s is marked in the table.
 func TestClientCountLabels(t *testing.T) {
 	var x fixture
 	for _, u := range []int{1, 2} {
@@ -259,6 +259,8 @@ func TestClientCountLabels(t *testing.T) {
 			t.Errorf("SQLite's TPM (database) cell %q is not marked as the client count", r[4])
 		case r[0] == "pg/sweep" && !strings.HasSuffix(r[4], markShortWindow):
 			t.Errorf("a database TPM over 5 s, cell %q, is not marked", r[4])
+		case r[0] == "pg/sweep" && !strings.HasSuffix(r[7], markShortWindow):
+			t.Errorf("a database TPM per user over 5 s, cell %q, is not marked", r[7])
 		case strings.ContainsAny(r[3], markClient+markShortWindow):
 			t.Errorf("NOPM (database) cell %q is marked: it is read from the data", r[3])
 		}

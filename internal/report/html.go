@@ -52,13 +52,8 @@ const generatorMark = `<meta name="generator" content="storbench `
 // it, so a failed render never leaves half a report. Only an empty file or a
 // report storbench wrote is replaced: a user's own file of that name is not lost.
 func WriteFile(path string, r *Report) error {
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file: give a file name for the report", input.ErrInvalid, path)
-		}
-		if st.Size() > 0 && !isReport(path) {
-			return fmt.Errorf("%w: %s exists and is not a report storbench wrote: move it away, or write the report to another file (report -o FILE)", input.ErrInvalid, path)
-		}
+	if err := CheckFile(path); err != nil {
+		return fmt.Errorf("%w: move it away, or write the report to another file (report -o FILE)", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -76,6 +71,23 @@ func WriteFile(path string, r *Report) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// CheckFile tells whether WriteFile may write a report to path: a new or empty
+// file, or a report storbench wrote. A command that measures first (quick) checks
+// before it measures; its error says what is wrong, the caller how to give another
+// file.
+func CheckFile(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file", input.ErrInvalid, path)
+	case st.Size() > 0 && !isReport(path):
+		return fmt.Errorf("%w: %s exists and is not a report storbench wrote", input.ErrInvalid, path)
+	}
+	return nil
 }
 
 // isReport tells whether the file at path is a report storbench wrote: the

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -14,18 +13,16 @@ import (
 // Sources say so ("…, as tpm_client"): the charts and tables then say "client
 // count", not "database counter".
 
-// clientStandIn is, per database figure, the client figure that stands in for it.
-var clientStandIn = map[string]string{"tpm_db": "tpm_client", "nopm_db": "nopm_client"}
-
-// fromClient tells whether a run's database figure ("tpm_db", "nopm_db") is the
-// client's count standing in.
-func fromClient(r *driver.Result, figure string) bool {
-	return strings.HasSuffix(r.Sources[figure], "as "+clientStandIn[figure])
-}
-
 // pointFromClient tells whether any run of a point had the client's count stand in.
 func pointFromClient(p *Point, figure string) bool {
-	return slices.ContainsFunc(p.Steps, func(s *study.StepResult) bool { return fromClient(s.Run, figure) })
+	return slices.ContainsFunc(p.Steps, func(s *study.StepResult) bool { return s.Run.FromClient(figure) })
+}
+
+// pointIndicative tells whether a run of a point has a database TPM over a window
+// too short for the counters (driver.Result.TPMDBIndicative, which run's and the
+// study's terminal lines mark too).
+func pointIndicative(p *Point) bool {
+	return slices.ContainsFunc(p.Steps, func(s *study.StepResult) bool { return s.Run.TPMDBIndicative() })
 }
 
 // throughputSource names where the series' figure comes from, for a chart's
@@ -80,7 +77,7 @@ func databaseMark(p *Point, figure string, s Stat) string {
 	case s.N == 0:
 	case pointFromClient(p, figure):
 		return " " + markClient
-	case figure == "tpm_db" && shortestWindow(p) < CounterWindow:
+	case figure == "tpm_db" && pointIndicative(p):
 		return " " + markShortWindow
 	}
 	return ""
@@ -93,7 +90,7 @@ func databaseNotes(series []*Series) []string {
 		for i := range s.Points {
 			p := &s.Points[i]
 			client = client || pointFromClient(p, "tpm_db") || pointFromClient(p, "nopm_db")
-			short = short || (!pointFromClient(p, "tpm_db") && shortestWindow(p) < CounterWindow)
+			short = short || pointIndicative(p)
 		}
 	}
 	var notes []string

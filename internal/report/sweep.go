@@ -242,7 +242,7 @@ func stepTable(series []*Series) *Table {
 	for _, s := range series {
 		for _, p := range s.Points {
 			t.Rows = append(t.Rows, []string{s.Name, strconv.Itoa(p.Users), strconv.Itoa(len(p.Steps)),
-				databaseCell(&p, "nopm_db", p.NOPMDB), databaseCell(&p, "tpm_db", p.TPMDB), stat(p.NOPMClient, 0), stat(p.TPMClient, 0), stat(p.TPMPerUser, 0),
+				databaseCell(&p, "nopm_db", p.NOPMDB), databaseCell(&p, "tpm_db", p.TPMDB), stat(p.NOPMClient, 0), stat(p.TPMClient, 0), databaseCell(&p, "tpm_db", p.TPMPerUser),
 				stat(p.NewOrderP95, 2), stat(p.CPUIdle, 1), stat(p.CPUIOWait, 1), stat(p.IOAwait, 3), stat(p.IOP99, 3)})
 		}
 	}

@@ -72,6 +72,7 @@ func Parse(name string, data []byte) (*Study, error) {
 	if err := yamlfile.Earliest(c.errs); err != nil {
 		return nil, err
 	}
+	s.file, s.line = name, doc.Line
 	return &s, nil
 }
 

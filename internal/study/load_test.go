@@ -147,7 +147,9 @@ func TestParseErrors(t *testing.T) {
 		// Durations, sizes and users.
 		{"duration without unit", edit("users: [1, 2]", "users: [1, 2]\n    ramp: 90"), 10, "duration 90 has no unit"},
 		{"duration not a duration", edit("users: [1, 2]", "users: [1, 2]\n    duration: soon"), 10, `"soon" is not a duration`},
-		{"negative duration", edit("users: [1, 2]", "users: [1, 2]\n    ramp: -5s"), 10, "duration -5s is negative"},
+		{"negative ramp", edit("users: [1, 2]", "users: [1, 2]\n    ramp: -5s"), 10, "ramp -5s is negative"},
+		{"negative duration", edit("users: [1, 2]", "users: [1, 2]\n    duration: -2s"), 10, "duration -2s is too short"},
+		{"negative interval", "metrics:\n  interval: -1s\n" + minimal, 2, "interval -1s is too short"},
 		{"size not a size", edit("path: /mnt/nvme", "path: /mnt/nvme\n    memory: big"), 5, `"big" is not a size`},
 		{"users zero", edit("users: [1, 2]", "users: [0, 2]"), 9, "users 0 is too few"},
 		{"users text", edit("users: [1, 2]", "users:\n      - 1\n      - many"), 11, `expected a user count, got text "many"`},
@@ -504,6 +506,11 @@ func TestExamplesLoad(t *testing.T) {
 		var total time.Duration
 		for _, st := range steps {
 			total += st.Estimate
+			// An example's timed windows are long enough for the report to name a
+			// winner: the README's first study must not end "indicative only".
+			if st.Duration > 0 && st.Duration < driver.CounterWindow {
+				t.Errorf("%s: step %s measures %s, under driver.CounterWindow (%s)", filepath.Base(f), st.ID, st.Duration, driver.CounterWindow)
+			}
 		}
 		t.Logf("%s: %d steps, ~%s", filepath.Base(f), len(steps), roughDuration(total))
 	}

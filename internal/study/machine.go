@@ -2,10 +2,12 @@ package study
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/instance/cgroup"
+	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // CheckMachine refuses what a study file asks that this machine cannot give, before
@@ -14,7 +16,7 @@ import (
 // missing, a mount point not mounted) and CPU sets naming CPUs it does not have,
 // which would otherwise run unpinned and measure something else than they claim.
 func CheckMachine(s *Study) error {
-	for _, t := range s.Targets {
+	for i, t := range s.Targets {
 		if !t.manages() {
 			continue
 		}
@@ -27,18 +29,23 @@ func CheckMachine(s *Study) error {
 				continue
 			}
 			if err := instance.CheckDir(d.dir); err != nil {
-				return fmt.Errorf("target %s: %s: %w", t.Name, d.key, err)
+				return s.refusal(fmt.Sprintf("targets[%d].%s", i, d.key), err)
 			}
 		}
-		if err := checkCPUs(fmt.Sprintf("target %s", t.Name), t.CPUs); err != nil {
+		if err := checkCPUs(s, fmt.Sprintf("targets[%d].cpus", i), t.CPUs); err != nil {
 			return err
 		}
 	}
 	for i := range s.Experiments {
 		e := &s.Experiments[i]
-		for _, set := range append(append([]string{}, e.CPUs...), e.InstanceCPUs...) {
-			if err := checkCPUs(label(e), set); err != nil {
-				return err
+		for _, l := range []struct {
+			key  string
+			sets []string
+		}{{"cpus", e.CPUs}, {"instance_cpus", e.InstanceCPUs}} {
+			for j, set := range l.sets {
+				if err := checkCPUs(s, fmt.Sprintf("experiments[%d].%s[%d]", i, l.key, j), set); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -73,9 +80,22 @@ func memoryLimitsUnapplied(s *Study) (who string, why error) {
 	return "", nil
 }
 
-func checkCPUs(what, set string) error {
+func checkCPUs(s *Study, path, set string) error {
 	if set == "" {
 		return nil
 	}
-	return instance.CheckCPUs(what+": ", set)
+	if err := instance.CheckCPUs("", set); err != nil {
+		return s.refusal(path, err)
+	}
+	return nil
+}
+
+// refusal is a machine check's refusal of the study file's setting at path, placed
+// and worded as the file's own checks place theirs: "FILE:LINE: path: what (hint)".
+func (s *Study) refusal(path string, err error) error {
+	line := 0
+	if s.line != nil {
+		line = s.line(path)
+	}
+	return &yamlfile.LineError{File: s.file, Line: line, Msg: path + ": " + strings.TrimPrefix(err.Error(), input.ErrInvalid.Error()+": ")}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,12 +42,13 @@ func TestCheckMachine(t *testing.T) {
 		s    *Study
 		want string
 	}{
-		{"parent missing", study(dir+"/not-mounted/pg", "", "0"), "target a: path: invalid input: " + dir + "/not-mounted does not exist"},
-		{"target cpus", study(dir+"/pg", beyond, "0"), fmt.Sprintf("target a: cpus: cpuset %q: CPU %d not online", beyond, runtime.NumCPU())},
-		{"sweep cpus", study(dir+"/pg", "", "0, "+beyond), "the cpu-sweep experiment: cpus: cpuset"},
+		// Placed and worded as the file's own checks: "FILE:LINE: path: what (hint)".
+		{"parent missing", study(dir+"/not-mounted/pg", "", "0"), "m.yaml:4: targets[0].path: " + dir + "/not-mounted does not exist (create the mount point"},
+		{"target cpus", study(dir+"/pg", beyond, "0"), fmt.Sprintf("m.yaml:5: targets[0].cpus: cpuset %q: CPU %d not online", beyond, runtime.NumCPU())},
+		{"sweep cpus", study(dir+"/pg", "", "0, "+beyond), "m.yaml:10: experiments[0].cpus[1]: cpuset"},
 	} {
 		err := CheckMachine(c.s)
-		if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, input.ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an input error with %q", c.name, err, c.want)
 		}
 	}
@@ -82,5 +84,23 @@ func TestAllowUnappliedLimitsKey(t *testing.T) {
 	}
 	if _, err := parseStudy(t, base+"allow_unapplied_limits: maybe\n"); err == nil || !strings.Contains(err.Error(), "m.yaml:10:") {
 		t.Errorf("allow_unapplied_limits: maybe: %v, want refused at line 10", err)
+	}
+}
+
+// A step on a managed target records the memory and CPUs its instance ran with, the
+// target's own as well as a variant's, and the CSV export gives them.
+func TestStepRecordsInstanceLimits(t *testing.T) {
+	t.Parallel()
+	tg := &target{spec: Target{Name: "disk", Kind: "managed", Memory: Size{1 << 30}}, current: variant{memory: 1 << 30, cpus: "0"},
+		limits: []string{"memory 1GiB by cgroup storbench/disk"}}
+	r := &runner{study: &Study{}}
+	res := &StepResult{Step: Step{Seq: 1, ID: "disk/sweep/users=1/rep=1", Target: "disk", Kind: UserSweep, Users: 1, Repeat: 1}}
+	if err := r.limitsApplied(tg, res); err != nil {
+		t.Fatal(err)
+	}
+	rows := csvRows(res)
+	col := func(name string) string { return rows[0][slices.Index(csvColumns, name)] }
+	if res.Memory != 1<<30 || col("memory_bytes") != "1073741824" || col("cpus") != "0" {
+		t.Errorf("a step on a 1 GiB target: recorded memory %d, CSV memory_bytes %q cpus %q, want 1073741824 and 0", res.Memory, col("memory_bytes"), col("cpus"))
 	}
 }

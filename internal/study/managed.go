@@ -206,7 +206,7 @@ func (managedTarget) environment(ctx context.Context, t *target, env TargetEnv) 
 // the study file says.
 func (managedTarget) limits(t *target, allow bool, res *StepResult) error {
 	res.Notes = append(res.Notes, "instance limits: "+strings.Join(t.limits, "; "))
-	res.IOThrottle = t.ioThrottle
+	res.IOThrottle, res.Memory, res.CPUs = t.ioThrottle, t.current.memory, t.current.cpus
 	missing := t.unapplied()
 	if len(missing) == 0 {
 		return nil

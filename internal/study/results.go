@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -29,13 +30,24 @@ func (s *Store) Find(key string) (*StepResult, error) {
 	return nil, fmt.Errorf("%w: no stored step %q in %s (see storbench results list %s)", input.ErrInvalid, key, s.Dir, s.Dir)
 }
 
+// runLine is a TPC-C run's headline figures, as a step's log line and the results
+// list show them: a database TPM over a window too short for the counters is marked
+// as the report marks it.
+func runLine(run *driver.Result) string {
+	tpm := fmt.Sprintf("TPM %.0f", run.TPMDB)
+	if run.TPMDBIndicative() {
+		tpm += " " + driver.ShortWindowMark
+	}
+	return fmt.Sprintf("NOPM %.0f (database counters), %s, new-order p95 %.2f ms", run.NOPMDB, tpm, run.Transactions.NewOrder.P95Ms)
+}
+
 // headline is a step's one-line summary.
 func headline(r *StepResult) string {
 	switch {
 	case r.Run != nil:
-		line := fmt.Sprintf("NOPM %.0f  TPM %.0f (database)  new-order p95 %.2f ms", r.Run.NOPMDB, r.Run.TPMDB, r.Run.Transactions.NewOrder.P95Ms)
+		line := runLine(r.Run)
 		if sys := r.Run.System; sys != nil && sys.Summary.CPU != nil {
-			line += fmt.Sprintf("  cpu idle %.0f%%", sys.Summary.CPU.Idle)
+			line += fmt.Sprintf(", cpu idle %.0f%%", sys.Summary.CPU.Idle)
 		}
 		return line
 	case len(r.Fio) > 0 && len(r.Fio[0].Points) > 0:
@@ -198,8 +210,10 @@ func ExportCSV(w io.Writer, s *Store) error {
 func csvRows(r *StepResult) [][]string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	st := r.Step
+	// The instance's memory and CPUs as the step ran; a step stored before they were
+	// recorded has only its variant's (0 and "": the target's own).
 	row := map[string]string{"seq": strconv.Itoa(st.Seq), "id": st.ID, "target": st.Target, "experiment": st.Experiment,
-		"kind": st.Kind, "memory_bytes": strconv.FormatInt(st.Memory, 10), "cpus": st.CPUs,
+		"kind": st.Kind, "memory_bytes": strconv.FormatInt(cmp.Or(r.Memory, st.Memory), 10), "cpus": cmp.Or(r.CPUs, st.CPUs),
 		"with_replica": strconv.FormatBool(st.WithReplica), "users": strconv.Itoa(st.Users), "repeat": strconv.Itoa(st.Repeat),
 		"base_restore_s": f(r.RestoreSeconds)}
 	if run := r.Run; run != nil {

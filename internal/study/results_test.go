@@ -52,3 +52,52 @@ func TestWriteListInterrupted(t *testing.T) {
 		t.Errorf("a step stored since its interruption is still listed as interrupted:\n%s", b.String())
 	}
 }
+
+// A database TPM over a window under driver.CounterWindow is marked in a step's log
+// line, results list and results show, as the report marks it; one over a longer
+// window, or the client's count standing in, is not.
+func TestShortWindowMarked(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	run := func(window time.Duration, tpmSource string) *driver.Result {
+		return &driver.Result{Start: start, End: start.Add(window), NOPMDB: 18729, TPMDB: 17196,
+			Sources: map[string]string{"tpm_db": tpmSource}}
+	}
+	counter := "pg_stat_database xact_commit + xact_rollback of this database, delta over the timed window"
+	short := run(2*time.Second, counter)
+	if line := runLine(short); !strings.Contains(line, "TPM 17196 "+driver.ShortWindowMark) || driver.ShortWindowMark != "(window under 30 s: database TPM indicative)" {
+		t.Errorf("a 2 s window's line %q is not marked", line)
+	}
+	for _, r := range []*driver.Result{run(driver.CounterWindow, counter), run(2*time.Second, "the engine keeps no transaction counter (sqlite): the client's count, as tpm_client")} {
+		if line := runLine(r); strings.Contains(line, "indicative") {
+			t.Errorf("line %q is marked", line)
+		}
+	}
+
+	s := loadEveryKind(t)
+	store, err := OpenStore(filepath.Join(t.TempDir(), "results"), s, []byte("study"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Unlock()
+	steps := Plan(s)
+	if err := store.writeJSON("plan.json", steps); err != nil {
+		t.Fatal(err)
+	}
+	step := &StepResult{Step: steps[0], Ended: start, Run: short}
+	if err := store.SaveStep(step); err != nil {
+		t.Fatal(err)
+	}
+	var list, show strings.Builder
+	if err := WriteList(&list, store); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStep(&show, step); err != nil {
+		t.Fatal(err)
+	}
+	for what, out := range map[string]string{"results list": list.String(), "results show": show.String()} {
+		if !strings.Contains(out, driver.ShortWindowMark) {
+			t.Errorf("%s does not mark the 2 s window's database TPM:\n%s", what, out)
+		}
+	}
+}

@@ -33,6 +33,11 @@ type Study struct {
 	// said in the notes of every such step; without it such a step fails, as it
 	// would measure something else than the study says.
 	AllowUnappliedLimits bool `yaml:"allow_unapplied_limits"`
+
+	// file and line place a setting in the study file (Parse sets them), for the
+	// checks made after it, on the machine (CheckMachine): "FILE:LINE: path: …".
+	file string
+	line func(path string) int
 }
 
 // What a failed step does to the study.

@@ -60,6 +60,11 @@ type StepResult struct {
 	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
 	// Checks are the consistency conditions verified on the database after a run.
 	Checks []CheckResult `json:"checks,omitempty"`
+	// Memory and CPUs are the managed instance's memory and CPU set for the step (the
+	// target's own, or the step's variant's), as it was started with them; how far
+	// each was applied, Notes say ("instance limits: …").
+	Memory int64  `json:"memory_bytes,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
 	// IOThrottle is how the managed instance's I/O limit was in force for the step.
 	IOThrottle *instance.IOThrottle `json:"io_throttle,omitempty"`
 	Notes      []string             `json:"notes,omitempty"`
@@ -94,6 +99,9 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 		return nil, err
 	}
 	st := &Store{Dir: dir, study: s.Name}
+	if err := CheckStore(dir, s); err != nil {
+		return nil, fmt.Errorf("%w: give another --results directory", err)
+	}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case os.IsNotExist(err):
@@ -103,13 +111,6 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 	case err != nil:
 		return nil, fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
 	case len(entries) > 0:
-		b, err := os.ReadFile(st.path(storeMarker))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s is not empty and not a storbench results store: give another --results directory", input.ErrInvalid, dir)
-		}
-		if name := strings.TrimSpace(string(b)); name != s.Name {
-			return nil, fmt.Errorf("%w: %s holds the results of study %q, not %q: give another --results directory", input.ErrInvalid, dir, name, s.Name)
-		}
 		stored, _ := os.ReadFile(st.path("study.yaml"))
 		if !restart && !bytes.Equal(stored, file) {
 			return nil, fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", input.ErrInvalid, dir)
@@ -139,6 +140,28 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 		return nil, err
 	}
 	return st, nil
+}
+
+// CheckStore tells whether dir may take the results of study s: a new or empty
+// directory, or a store of that study (results never mix). A command that prepares
+// more than the store first (quick) checks before; its error says what is wrong, the
+// caller how to give another directory.
+func CheckStore(dir string, s *Study) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case os.IsNotExist(err) || (err == nil && len(entries) == 0):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, storeMarker))
+	if err != nil {
+		return fmt.Errorf("%w: %s is not empty and not a storbench results store", input.ErrInvalid, dir)
+	}
+	if name := strings.TrimSpace(string(b)); name != s.Name {
+		return fmt.Errorf("%w: %s holds the results of study %q, not %q", input.ErrInvalid, dir, name, s.Name)
+	}
+	return nil
 }
 
 // ResultsDir is the absolute directory of a study's results store: dir, or

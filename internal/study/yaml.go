@@ -16,7 +16,8 @@ import (
 )
 
 // UnmarshalYAML reads 90s, 5m or 1h30m. A bare number is refused: seconds or minutes
-// is exactly the ambiguity that ruins a night of runs.
+// is exactly the ambiguity that ruins a night of runs. A negative one is left to the
+// check of the setting that holds it, whose message names its key (ramp, runtime…).
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return yamlfile.Invalid(n, "expected a duration, got "+yamlfile.Describe(n), "write e.g. 90s or 5m")
@@ -28,9 +29,6 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
 	if err != nil {
 		return yamlfile.Invalid(n, fmt.Sprintf("%q is not a duration", yamlfile.Clip(n.Value)), "write e.g. 90s, 5m or 1h30m")
-	}
-	if v < 0 {
-		return yamlfile.Invalid(n, fmt.Sprintf("duration %s is negative", n.Value), "durations are 0s or more")
 	}
 	d.Duration = v
 	return nil
