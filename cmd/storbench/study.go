@@ -19,6 +19,7 @@ import (
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/outfile"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
 )
@@ -178,7 +179,7 @@ func resultsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := createResultFile(csvPath, "--csv")
+			f, err := outfile.Target{Path: csvPath, Flag: "--csv", Kind: study.ExportKind}.Create()
 			if err != nil {
 				return err
 			}

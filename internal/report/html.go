@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/outfile"
 )
 
 // ECharts is inlined, so the report opens with no network: the common build of
@@ -48,17 +50,17 @@ func DefaultPath(results []string) string {
 // head: a file that has it near its start is a report storbench wrote.
 const generatorMark = `<meta name="generator" content="storbench `
 
+// reportKind is a report as outfile knows it again: by its generator mark.
+var reportKind = outfile.Kind{What: "a report storbench wrote", Is: func(head []byte) bool {
+	return bytes.Contains(head, []byte(generatorMark))
+}}
+
 // WriteFile writes the report to path whole: beside it first, then renamed over
 // it, so a failed render never leaves half a report. Only an empty file or a
 // report storbench wrote is replaced: a user's own file of that name is not lost.
 func WriteFile(path string, r *Report) error {
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file: give a file name for the report", input.ErrInvalid, path)
-		}
-		if st.Size() > 0 && !isReport(path) {
-			return fmt.Errorf("%w: %s exists and is not a report storbench wrote: move it away, or write the report to another file (report -o FILE)", input.ErrInvalid, path)
-		}
+	if err := (outfile.Target{Path: path, Flag: "-o", Kind: reportKind}).Check(); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -76,19 +78,6 @@ func WriteFile(path string, r *Report) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// isReport tells whether the file at path is a report storbench wrote: the
-// generator mark is in its head, within its first kilobytes.
-func isReport(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	return strings.Contains(string(head[:n]), generatorMark)
 }
 
 // Write renders the report as one self-contained HTML file.
