@@ -139,6 +139,17 @@ func TestOutputFilesNotStorbenchsRefused(t *testing.T) {
 	}
 }
 
+// Bad run flags are refused with a message that names the flag and the fix.
+func TestRunFlagMessages(t *testing.T) {
+	t.Parallel() // its own directory and database only
+	dsn := "sqlite://" + filepath.Join(t.TempDir(), "tpcc.db")
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	refused(t, `--mode "foo" is unknown: use procedures or sql`, "run", "--dsn", dsn, "--mode", "foo", "--no-metrics")
+	refused(t, "--retries -1 is negative: give 0", "run", "--dsn", dsn, "--retries", "-1", "--no-metrics")
+}
+
 // run, check and drop on a SQLite file that does not exist are refused, rather than
 // creating an empty database there; build creates it.
 func TestSQLiteMissingFile(t *testing.T) {
