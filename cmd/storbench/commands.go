@@ -19,6 +19,7 @@ import (
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/outfile"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -102,6 +103,9 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if mf.only {
 				return runMetricsOnly(c, &mf, dsn, jsonPath, cfg.Duration)
 			}
+			if err := mf.checkOutputs(jsonPath); err != nil {
+				return err
+			}
 			cfg.Mode = engine.Mode(mode)
 			if cfg.Seed == 0 {
 				cfg.Seed = uint64(time.Now().UnixNano())
@@ -182,13 +186,18 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	return c
 }
 
-// writeJSON writes the result; it refuses to replace anything but a regular file.
+// jsonTarget is a --json file.
+func jsonTarget(path string) outfile.Target {
+	return outfile.Target{Path: path, Flag: "--json", Kind: outfile.JSON}
+}
+
+// writeJSON writes the result; it replaces only a result storbench wrote.
 func writeJSON(c *cobra.Command, path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	file, err := createResultFile(path, "--json")
+	file, err := jsonTarget(path).Create()
 	if err != nil {
 		return err
 	}

@@ -388,6 +388,9 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 	if err != nil {
 		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
+	if err := a.metrics.checkOutputs(a.jsonPath); err != nil {
+		return err
+	}
 	reg, err := registry()
 	if err != nil {
 		return err
@@ -424,9 +427,11 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 	out := c.OutOrStdout()
 	fmt.Fprintf(out, "%s: %.1f MB in %.1f s = %.1f MB/s (MB = 10^6 bytes)\n", what, float64(t.Bytes)/1e6, t.Seconds, t.MBps)
 	res := struct {
+		// Version marks the file as storbench's, to be replaced by the next --json.
+		Version string `json:"storbench_version"`
 		instance.Transfer
 		System *metrics.Report `json:"system,omitempty"`
-	}{Transfer: t}
+	}{Version: version, Transfer: t}
 	if mon != nil {
 		// Over the whole command: a physical restore stops the server first (a
 		// shutdown checkpoint) and starts it after; the copy is only part of it.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/outfile"
 )
 
 // metricsFlags are the flags of the system and database metrics sampler.
@@ -89,19 +89,15 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, se
 		return nil, nil, err
 	}
 	closeCSV := func() error { return nil }
-	csvPath, flag := csvPathOf(f, jsonPath), "--metrics-csv"
-	if f.csvPath == "" {
-		flag = "the samples' CSV beside --json"
-	}
-	if csvPath != "" {
-		file, err := createResultFile(csvPath, flag)
+	if csv := f.csvTarget(jsonPath); csv.Path != "" {
+		file, err := csv.Create()
 		if err != nil {
 			mon.Close()
 			return nil, nil, err
 		}
 		mon.StreamCSV(file)
 		closeCSV = file.Close
-		fmt.Fprintf(out, "samples written to %s as they are taken\n", csvPath)
+		fmt.Fprintf(out, "samples written to %s as they are taken\n", csv.Path)
 	}
 	for _, n := range notes {
 		mon.Note(n)
@@ -117,17 +113,28 @@ func csvPathOf(f *metricsFlags, jsonPath string) string {
 	return f.csvPath
 }
 
-// createResultFile creates or truncates a result file; it refuses to replace anything
-// but a regular file.
-func createResultFile(path, flag string) (*os.File, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s %s is not a regular file", input.ErrInvalid, flag, path)
+// csvTarget is the samples' CSV file; its Path is "" when there is none.
+func (f *metricsFlags) csvTarget(jsonPath string) outfile.Target {
+	flag := "--metrics-csv"
+	if f.csvPath == "" {
+		// The CSV is named after --json; --metrics-csv names it otherwise.
+		flag = "--json or --metrics-csv"
 	}
-	file, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", input.ErrInvalid, flag, err)
+	return outfile.Target{Path: csvPathOf(f, jsonPath), Flag: flag, Kind: metrics.SamplesCSV}
+}
+
+// checkOutputs refuses, before anything is measured, a --json or samples' CSV file
+// that cannot be written or is not storbench's to replace.
+func (f *metricsFlags) checkOutputs(jsonPath string) error {
+	if jsonPath != "" {
+		if err := jsonTarget(jsonPath).Check(); err != nil {
+			return err
+		}
 	}
-	return file, nil
+	if csv := f.csvTarget(jsonPath); csv.Path != "" && !f.off {
+		return csv.Check()
+	}
+	return nil
 }
 
 // metricsOnly is the result of `run --metrics-only`.
@@ -147,6 +154,9 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 	}
 	if f.off {
 		return fmt.Errorf("%w: --metrics-only and --no-metrics contradict each other", input.ErrInvalid)
+	}
+	if err := f.checkOutputs(jsonPath); err != nil {
+		return err
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
 	var observer engine.Observer

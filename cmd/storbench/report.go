@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/cost"
+	"github.com/storbench/storbench/internal/outfile"
 	"github.com/storbench/storbench/internal/report"
 )
 
@@ -36,7 +37,7 @@ Costs come from the study file's costs block or --costs FILE (see examples/).`,
 					return err
 				}
 			}
-			return makeReport(c, args, opts, out)
+			return makeReport(c, args, opts, report.File(out, "-o"))
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "HTML file to write (default: report.html beside the first results)")
@@ -45,8 +46,8 @@ Costs come from the study file's costs block or --costs FILE (see examples/).`,
 	return c
 }
 
-// makeReport reads the results, builds the report and writes it to out.
-func makeReport(c *cobra.Command, results []string, opts report.Options, out string) error {
+// makeReport reads the results, builds the report and writes it to out (report.File).
+func makeReport(c *cobra.Command, results []string, opts report.Options, out outfile.Target) error {
 	srcs, err := report.Load(results)
 	if err != nil {
 		return err
@@ -58,7 +59,7 @@ func makeReport(c *cobra.Command, results []string, opts report.Options, out str
 	if err := report.WriteFile(out, r); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.OutOrStdout(), "report written to %s (sections: %s)\n", out, strings.Join(r.SectionIDs(), ", "))
+	fmt.Fprintf(c.OutOrStdout(), "report written to %s (sections: %s)\n", out.Path, strings.Join(r.SectionIDs(), ", "))
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/outfile"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
 )
@@ -178,7 +179,7 @@ func resultsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := createResultFile(csvPath, "--csv")
+			f, err := outfile.Target{Path: csvPath, Flag: "--csv", Kind: study.ExportKind}.Create()
 			if err != nil {
 				return err
 			}
@@ -353,8 +354,9 @@ counters lag, and the report's findings name no winner).`,
 			if err := study.CheckStore(results, s); err != nil {
 				return fmt.Errorf("%w: give another --path", err)
 			}
-			if err := report.CheckFile(filepath.Join(abs, "report.html")); err != nil {
-				return fmt.Errorf("%w: move it away, or give another --path", err)
+			reportFile := report.File(filepath.Join(abs, "report.html"), "--path")
+			if err := reportFile.Check(); err != nil {
+				return err
 			}
 			profile := map[bool]string{true: ", fio profile " + theQuickProfile.Name, false: ", no fio installed: no storage profile"}[fioErr == nil]
 			if pgErr != nil {
@@ -391,7 +393,7 @@ counters lag, and the report's findings name no winner).`,
 			if err != nil {
 				return err
 			}
-			if err := makeReport(c, sources, report.Options{Version: version}, filepath.Join(abs, "report.html")); err != nil {
+			if err := makeReport(c, sources, report.Options{Version: version}, reportFile); err != nil {
 				return err
 			}
 			if profileErr != nil {

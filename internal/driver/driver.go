@@ -210,7 +210,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if c.MaxRetries < 0 {
-		return fmt.Errorf("%w: retries must not be negative", input.ErrInvalid)
+		return fmt.Errorf("%w: --retries %d is negative: give 0 (no retry) or more", input.ErrInvalid, c.MaxRetries)
 	}
 	if err := CheckClientCPUs(c.ClientCPUs); err != nil {
 		return err

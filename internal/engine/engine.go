@@ -146,7 +146,7 @@ func ParseMode(s string) (Mode, error) {
 	case Procedures, SQL, Best:
 		return Mode(s), nil
 	}
-	return "", fmt.Errorf("unknown mode %q: use procedures or sql", s)
+	return "", fmt.Errorf("mode %q is unknown: use procedures or sql", s)
 }
 
 // ResolveMode is the mode a run on db uses: the engine's best for Best, else the mode

@@ -6,7 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/storbench/storbench/internal/outfile"
 )
+
+// SamplesCSV is the samples' CSV as outfile knows it again: by its first columns,
+// those fields puts first.
+var SamplesCSV = outfile.CSV("a samples CSV storbench wrote", "t,time,interval_s")
 
 // CSVWriter streams samples as CSV rows, one per interval, flushed as written. The
 // columns are those of the first sample (the devices do not change during a run); a

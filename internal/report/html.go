@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/outfile"
 )
 
 // ECharts is inlined, so the report opens with no network: the common build of
@@ -48,13 +50,19 @@ func DefaultPath(results []string) string {
 // head: a file that has it near its start is a report storbench wrote.
 const generatorMark = `<meta name="generator" content="storbench `
 
-// WriteFile writes the report to path whole: beside it first, then renamed over
-// it, so a failed render never leaves half a report. Only an empty file or a
+// reportKind is a report as outfile knows it again: by its generator mark.
+var reportKind = outfile.Kind{What: "a report storbench wrote", Is: func(head []byte) bool {
+	return bytes.Contains(head, []byte(generatorMark))
+}}
+
+// WriteFile writes the report to file (File) whole: beside it first, then renamed
+// over it, so a failed render never leaves half a report. Only an empty file or a
 // report storbench wrote is replaced: a user's own file of that name is not lost.
-func WriteFile(path string, r *Report) error {
-	if err := CheckFile(path); err != nil {
-		return fmt.Errorf("%w: move it away, or write the report to another file (report -o FILE)", err)
+func WriteFile(file outfile.Target, r *Report) error {
+	if err := file.Check(); err != nil {
+		return err
 	}
+	path := file.Path
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("%w: report file %s: %v", input.ErrInvalid, path, err)
@@ -73,34 +81,10 @@ func WriteFile(path string, r *Report) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// CheckFile tells whether WriteFile may write a report to path: a new or empty
-// file, or a report storbench wrote. A command that measures first (quick) checks
-// before it measures; its error says what is wrong, the caller how to give another
-// file.
-func CheckFile(path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return nil
-	case !st.Mode().IsRegular():
-		return fmt.Errorf("%w: %s is not a regular file", input.ErrInvalid, path)
-	case st.Size() > 0 && !isReport(path):
-		return fmt.Errorf("%w: %s exists and is not a report storbench wrote", input.ErrInvalid, path)
-	}
-	return nil
-}
-
-// isReport tells whether the file at path is a report storbench wrote: the
-// generator mark is in its head, within its first kilobytes.
-func isReport(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	return strings.Contains(string(head[:n]), generatorMark)
+// File is the report file at path, named by setting flag in messages ("-o"; quick's
+// "--path"): a command that measures first checks it before it measures.
+func File(path, flag string) outfile.Target {
+	return outfile.Target{Path: path, Flag: flag, Kind: reportKind}
 }
 
 // Write renders the report as one self-contained HTML file.

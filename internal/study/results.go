@@ -13,6 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/outfile"
 )
 
 // Find returns a stored step by its number or its id.
@@ -185,6 +186,9 @@ var csvColumns = []string{"seq", "id", "target", "experiment", "kind", "memory_b
 	"cpu_idle_pct", "cpu_iowait_pct", "disk", "disk_read_iops", "disk_write_iops", "disk_write_await_ms", "io_p99_ms",
 	"fio_profile", "fio_point", "fio_iops", "fio_mb_s", "fio_read_p99_ms", "fio_write_p99_ms",
 	"cycle_backup_s", "cycle_backup_mb_s", "cycle_restore_s", "cycle_restore_mb_s", "base_restore_s"}
+
+// ExportKind is the export as outfile knows it again: by its first columns.
+var ExportKind = outfile.CSV("a CSV export storbench wrote", strings.Join(csvColumns[:5], ","))
 
 // ExportCSV writes one row per stored step (one per point of a fio step).
 func ExportCSV(w io.Writer, s *Store) error {
