@@ -207,7 +207,7 @@ func TestQuickWindowsLongEnough(t *testing.T) {
 func TestQuickRefusesUpFront(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ name, file, want string }{
-		{"report", "report.html", "report.html exists and is not a report storbench wrote: move it away, or give another --path"},
+		{"report", "report.html", "report.html exists and is not a report storbench wrote: remove it, or give another --path"},
 		{"results", filepath.Join("results", "notes.txt"), "results is not empty and not a storbench results store: give another --path"},
 	} {
 		dir := filepath.Join(t.TempDir(), "userdir")
