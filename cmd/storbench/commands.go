@@ -234,6 +234,11 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 			start := time.Now()
 			outcomes := check.Run(c.Context(), db, all)
 			check.WriteText(c.OutOrStdout(), outcomes)
+			// Checked all the same (that is check's job), but the violations are the
+			// build's, not a run's.
+			if _, err := db.BuildInfo(c.Context()); errors.Is(err, engine.ErrBuildUnfinished) {
+				fmt.Fprintf(c.OutOrStdout(), "note: the storbench build of this database did not finish (it holds no build record): violations above may be data it never loaded; storbench drop --dsn %s, then build again\n", dburl.Redact(dsn))
+			}
 			if !check.AllPassed(outcomes) {
 				fmt.Fprintln(c.ErrOrStderr(), "storbench: consistency check failed")
 				return exitCode(1)

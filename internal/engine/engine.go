@@ -55,7 +55,8 @@ type Builder interface {
 // Runner serves a run: sessions for the virtual users and the database's counters.
 type Runner interface {
 	// BuildInfo reads what FinishBuild recorded; ErrNoBuildInfo when the database was
-	// built by another tool (its warehouse count is still given).
+	// built by another tool (its warehouse count is still given); ErrBuildUnfinished
+	// when storbench's record table is there without a record.
 	BuildInfo(ctx context.Context) (BuildInfo, error)
 	// Modes are the modes the engine runs, its best first.
 	Modes() []Mode
@@ -219,6 +220,12 @@ func HammerDBBuild(warehouses int) BuildInfo {
 
 // ErrNoBuildInfo: the tables exist but storbench did not build them.
 var ErrNoBuildInfo = errors.New("no storbench build information in this database")
+
+// ErrBuildUnfinished: storbench's build record table holds no record. Every storbench
+// creates that table with the others and writes its one row last, once the data,
+// keys and finishing are in: a build stopped before then (interrupted, failed) left
+// part of a schema. Another tool's build has no such table (ErrNoBuildInfo).
+var ErrBuildUnfinished = errors.New("storbench's build of this database did not finish: it holds no build record")
 
 // Counters are a database's own cumulative counters, read at the edges of the timed
 // window for the HammerDB-compatible throughput.

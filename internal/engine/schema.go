@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,6 +32,25 @@ func RequireSchema(ctx context.Context, db Database, dsn string) error {
 	case len(missing) > 0:
 		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop, then storbench build",
 			input.ErrInvalid, dburl.Redact(dsn), strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// RequireBuild refuses, as bad input, a database a run cannot measure: one without the
+// TPC-C tables (RequireSchema), or one whose storbench build did not finish
+// (ErrBuildUnfinished), whose tables hold part of the data: a run there counts the
+// failures of transactions on missing rows as a result. Another tool's build passes.
+func RequireBuild(ctx context.Context, db Database, dsn string) error {
+	if err := RequireSchema(ctx, db, dsn); err != nil {
+		return err
+	}
+	_, err := db.BuildInfo(ctx)
+	switch {
+	case errors.Is(err, ErrBuildUnfinished):
+		return fmt.Errorf("%w: %s holds a storbench build that did not finish (interrupted, or failed before it recorded itself): remove it with storbench drop --dsn %s, then build again",
+			input.ErrInvalid, dburl.Redact(dsn), dburl.Redact(dsn))
+	case err != nil && !errors.Is(err, ErrNoBuildInfo):
+		return fmt.Errorf("read build information: %w", err)
 	}
 	return nil
 }

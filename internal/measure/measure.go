@@ -71,7 +71,7 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 		return out, err
 	}
 	defer db.Close()
-	if err := engine.RequireSchema(ctx, db, p.DSN); err != nil {
+	if err := engine.RequireBuild(ctx, db, p.DSN); err != nil {
 		return out, err
 	}
 	var mon *metrics.Monitor

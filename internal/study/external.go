@@ -188,13 +188,17 @@ func (externalTarget) sample(ctx context.Context, t *target, cfg *metrics.Config
 }
 
 // ensureSchema builds an external database that holds no tables, and accepts one
-// that holds the study's schema.
+// that holds the study's schema; a build that did not finish (an interrupted study's,
+// perhaps) is refused like run refuses it: storbench cannot tell it made it to drop it.
 func (t *target) ensureSchema(ctx context.Context, db engine.Database) error {
 	tables, err := db.ExistingTables(ctx)
 	if err != nil {
 		return err
 	}
 	if len(tables) > 0 {
+		if err := engine.RequireBuild(ctx, db, t.spec.DSN); err != nil {
+			return err
+		}
 		info, err := db.BuildInfo(ctx)
 		if err == nil && info.Schema != t.workload.Schema {
 			return fmt.Errorf("%w: %s holds a TPC-C schema built as %s, the study wants %s: storbench drop it first, or use another database",

@@ -197,8 +197,11 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 		info.BuiltBy = engine.BuiltByStorbench
 		return info, nil
 	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return info, engine.ErrBuildUnfinished
+	}
 	var pgErr *pgconn.PgError
-	if !errors.Is(err, pgx.ErrNoRows) && !(errors.As(err, &pgErr) && pgErr.Code == "42P01") {
+	if !(errors.As(err, &pgErr) && pgErr.Code == "42P01") {
 		return info, err
 	}
 	// Built by another tool: the warehouse count is still needed to run.

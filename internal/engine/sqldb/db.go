@@ -185,8 +185,10 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 		info.BuiltAt, err = time.Parse(time.RFC3339Nano, built)
 		return info, err
 	}
-	// Built by another tool (or the build record is missing): the warehouse count is
-	// still needed to run.
+	if errors.Is(err, sql.ErrNoRows) {
+		return info, engine.ErrBuildUnfinished
+	}
+	// Built by another tool (no record table): the warehouse count is still needed to run.
 	if err := db.queryRow(ctx, "warehouse_count.sql", nil, &info.Warehouses); err != nil {
 		return info, fmt.Errorf("no TPC-C schema here (run storbench build first): %w", err)
 	}
