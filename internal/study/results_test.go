@@ -1,6 +1,7 @@
 package study
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -98,6 +99,24 @@ func TestShortWindowMarked(t *testing.T) {
 	for what, out := range map[string]string{"results list": list.String(), "results show": show.String()} {
 		if !strings.Contains(out, driver.ShortWindowMark) {
 			t.Errorf("%s does not mark the 2 s window's database TPM:\n%s", what, out)
+		}
+	}
+}
+
+// The export's columns are documented, every one of them: a column added to the code
+// and not to docs/study.md fails here.
+func TestExportColumnsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "### CSV columns")
+	if !ok {
+		t.Fatal("docs/study.md has no CSV columns section")
+	}
+	for _, c := range csvColumns {
+		if !strings.Contains(section, "`"+c+"`") {
+			t.Errorf("column %s is not in docs/study.md's CSV columns", c)
 		}
 	}
 }
