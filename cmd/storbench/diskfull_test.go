@@ -70,6 +70,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case its own disk and instance
 			mnt := smallDisk(t, c.mb)
 			keep := filepath.Join(mnt, "keep-me")
 			os.WriteFile(keep, []byte("the user's"), 0o644)
@@ -135,6 +136,7 @@ func TestDiskFullDuringRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case its own disk and instance
 			mnt := smallDisk(t, c.mb)
 			dsn := c.dsn(t, mnt)
 			if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {

@@ -404,6 +404,10 @@ func TestRunServerDownAtWindowEnd(t *testing.T) {
 	}
 	for _, interrupt := range []bool{false, true} {
 		t.Run(map[bool]string{false: "wait", true: "sigint"}[interrupt], func(t *testing.T) {
+			// The two cases run beside each other (a server each), and the test
+			// itself stays serial: the load of the package's parallel end-to-end
+			// tests would blur its timings.
+			t.Parallel()
 			srv := pgtest.Start(t)
 			dsn := srv.DSN("tpcc")
 			if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {

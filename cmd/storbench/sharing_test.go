@@ -236,9 +236,9 @@ func TestInstanceDestroyInUse(t *testing.T) {
 // during a run (the users ride out the server's restart) is named in the result, with
 // the memory limit, instead of showing only as lost connections.
 func TestRunReportsOOMKill(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	needCgroups(t)
-	home := t.TempDir()
-	t.Setenv("STORBENCH_HOME", home)
+	home := os.Getenv("STORBENCH_HOME") // the package's own (testhome)
 	name := fmt.Sprintf("runoom%d", os.Getpid())
 	code, out, errOut := storbench(t, "instance", "create", "--name", name, "--memory", "128MB",
 		"--max-connections", "10", "--path", filepath.Join(t.TempDir(), "pg"))
