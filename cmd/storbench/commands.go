@@ -152,7 +152,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			}
 			kept := "the result above"
 			if jsonPath != "" {
-				if err := writeJSON(c, jsonPath, res); err != nil {
+				if err := writeJSON(c, jsonTarget(jsonPath), res); err != nil {
 					return errors.Join(runErr, err)
 				}
 				kept += ", written to " + jsonPath + ","
@@ -191,24 +191,25 @@ func jsonTarget(path string) outfile.Target {
 	return outfile.Target{Path: path, Flag: "--json", Kind: outfile.JSON}
 }
 
-// writeJSON writes the result; it replaces only a result storbench wrote.
-func writeJSON(c *cobra.Command, path string, v any) error {
+// writeJSON writes the result to file (jsonTarget); it replaces only a result
+// storbench wrote.
+func writeJSON(c *cobra.Command, file outfile.Target, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	file, err := jsonTarget(path).Create()
+	f, err := file.Create()
 	if err != nil {
 		return err
 	}
-	_, err = file.Write(append(b, '\n'))
-	if cerr := file.Close(); err == nil {
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write --json: %w", err)
+		return fmt.Errorf("write %s: %w", file.Path, err)
 	}
-	fmt.Fprintf(c.OutOrStdout(), "result written to %s\n", path)
+	fmt.Fprintf(c.OutOrStdout(), "result written to %s\n", file.Path)
 	return nil
 }
 

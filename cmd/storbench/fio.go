@@ -80,7 +80,7 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 				for _, r := range runs {
 					all.Results = append(all.Results, r.Results...)
 				}
-				if err := writeJSON(c, jsonPath, all); err != nil {
+				if err := writeJSON(c, jsonTarget(jsonPath), all); err != nil {
 					return errors.Join(failed, err)
 				}
 			}

@@ -439,7 +439,7 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 		metrics.WriteText(out, res.System, "means over the whole "+what+" command")
 	}
 	if a.jsonPath != "" {
-		return writeJSON(c, a.jsonPath, res)
+		return writeJSON(c, jsonTarget(a.jsonPath), res)
 	}
 	return nil
 }

@@ -194,7 +194,7 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 	res.Config.DurationSeconds, res.Config.DSN, res.Config.Version = elapsed, dburl.Redact(dsn), version
 	metrics.WriteText(out, res.System, "means over the run")
 	if jsonPath != "" {
-		return writeJSON(c, jsonPath, res)
+		return writeJSON(c, jsonTarget(jsonPath), res)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
 )
@@ -206,15 +207,24 @@ func TestQuickWindowsLongEnough(t *testing.T) {
 // written.
 func TestQuickRefusesUpFront(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ name, file, want string }{
-		{"report", "report.html", "report.html exists and is not a report storbench wrote: remove it, or give another --path"},
-		{"results", filepath.Join("results", "notes.txt"), "results is not empty and not a storbench results store: give another --path"},
+	run := func(t *testing.T, args ...string) (int, string, string) { return storbench(t, args...) }
+	for _, c := range []struct {
+		name, file, want string
+		quick            func(t *testing.T, args ...string) (int, string, string)
+	}{
+		{"report", "report.html", "report.html exists and is not a report storbench wrote: remove it, or give another --path", run},
+		{"results", filepath.Join("results", "notes.txt"), "results is not empty and not a storbench results store: give another --path", run},
+		// Without PostgreSQL (and with fio) quick writes the storage profile there.
+		{"storage profile", "storage.json", "storage.json exists and is not a result storbench wrote: remove it, or give another --path", storbenchWithoutPostgres},
 	} {
+		if _, err := fio.FindFio(); err != nil && c.name == "storage profile" {
+			continue
+		}
 		dir := filepath.Join(t.TempDir(), "userdir")
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, c.file)), 0o755))
 		must(t, os.WriteFile(filepath.Join(dir, c.file), []byte("mine\n"), 0o644))
 		start := time.Now()
-		code, out, errOut := storbench(t, "quick", "--path", dir, "--duration", "2s")
+		code, out, errOut := c.quick(t, "quick", "--path", dir, "--duration", "2s")
 		if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, c.want) ||
 			strings.Contains(errOut, "--results") || strings.Contains(errOut, "report -o") {
 			t.Errorf("%s: exit %d after %v, want 2 and one line with %q\n%s%s", c.name, code, time.Since(start), c.want, out, errOut)

@@ -241,9 +241,9 @@ type quickProfile struct {
 
 var theQuickProfile = quickProfile{Name: "hcibench-4k-70r", Size: "64MB", Runtime: 3 * time.Second}
 
-// runQuickProfile runs quick's storage profile in dir and writes its result to
-// jsonPath, for the report.
-func runQuickProfile(c *cobra.Command, dir, jsonPath string) error {
+// runQuickProfile runs quick's storage profile in dir and writes its result to out,
+// for the report.
+func runQuickProfile(c *cobra.Command, dir string, out outfile.Target) error {
 	profiles, err := fio.Lookup([]string{theQuickProfile.Name}, false)
 	if err != nil {
 		return err
@@ -259,7 +259,7 @@ func runQuickProfile(c *cobra.Command, dir, jsonPath string) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, jsonPath, &fio.Runs{StorbenchVersion: version, Results: results})
+	return writeJSON(c, out, &fio.Runs{StorbenchVersion: version, Results: results})
 }
 
 // quickPath makes quick's --path absolute and creates it when its parent exists (as
@@ -355,8 +355,16 @@ counters lag, and the report's findings name no winner).`,
 				return fmt.Errorf("%w: give another --path", err)
 			}
 			reportFile := report.File(filepath.Join(abs, "report.html"), "--path")
-			if err := reportFile.Check(); err != nil {
-				return err
+			outputs := []outfile.Target{reportFile}
+			// On SQLite the storage profile runs beside the study, into PATH/storage.json.
+			storage := outfile.Target{Path: filepath.Join(abs, "storage.json"), Flag: "--path", Kind: outfile.JSON}
+			if pgErr != nil && fioErr == nil {
+				outputs = append(outputs, storage)
+			}
+			for _, f := range outputs {
+				if err := f.Check(); err != nil {
+					return err
+				}
 			}
 			profile := map[bool]string{true: ", fio profile " + theQuickProfile.Name, false: ", no fio installed: no storage profile"}[fioErr == nil]
 			if pgErr != nil {
@@ -374,9 +382,8 @@ counters lag, and the report's findings name no winner).`,
 			// A failed profile after a measured study still gets the study's report.
 			var profileErr error
 			if err == nil && pgErr != nil && fioErr == nil {
-				storage := filepath.Join(abs, "storage.json")
 				if profileErr = runQuickProfile(c, filepath.Join(abs, "sqlite"), storage); profileErr == nil {
-					sources = append(sources, storage)
+					sources = append(sources, storage.Path)
 				}
 			}
 			if err == nil && profileErr != nil && c.Context().Err() != nil {
