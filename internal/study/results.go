@@ -32,14 +32,21 @@ func (s *Store) Find(key string) (*StepResult, error) {
 }
 
 // runLine is a TPC-C run's headline figures, as a step's log line and the results
-// list show them: a database TPM over a window too short for the counters is marked
-// as the report marks it.
+// list show them, each with its source (the database's view, or the client's count
+// standing in for it, as on SQLite for TPM); a database TPM over a window too short
+// for the counters is marked as the report marks it.
 func runLine(run *driver.Result) string {
-	tpm := fmt.Sprintf("TPM %.0f", run.TPMDB)
+	source := func(figure string) string {
+		if run.FromClient(figure) {
+			return "client count"
+		}
+		return "database"
+	}
+	tpm := fmt.Sprintf("TPM %.0f (%s)", run.TPMDB, source("tpm_db"))
 	if run.TPMDBIndicative() {
 		tpm += " " + driver.ShortWindowMark
 	}
-	return fmt.Sprintf("NOPM %.0f (database counters), %s, new-order p95 %.2f ms", run.NOPMDB, tpm, run.Transactions.NewOrder.P95Ms)
+	return fmt.Sprintf("NOPM %.0f (%s), %s, new-order p95 %.2f ms (client)", run.NOPMDB, source("nopm_db"), tpm, run.Transactions.NewOrder.P95Ms)
 }
 
 // headline is a step's one-line summary.

@@ -66,13 +66,18 @@ func TestShortWindowMarked(t *testing.T) {
 	}
 	counter := "pg_stat_database xact_commit + xact_rollback of this database, delta over the timed window"
 	short := run(2*time.Second, counter)
-	if line := runLine(short); !strings.Contains(line, "TPM 17196 "+driver.ShortWindowMark) || driver.ShortWindowMark != "(window under 30 s: database TPM indicative)" {
+	if line := runLine(short); !strings.Contains(line, "NOPM 18729 (database), TPM 17196 (database) "+driver.ShortWindowMark) || driver.ShortWindowMark != "(window under 30 s: database TPM indicative)" {
 		t.Errorf("a 2 s window's line %q is not marked", line)
 	}
-	for _, r := range []*driver.Result{run(driver.CounterWindow, counter), run(2*time.Second, "the engine keeps no transaction counter (sqlite): the client's count, as tpm_client")} {
+	clientTPM := run(2*time.Second, "the engine keeps no transaction counter (sqlite): the client's count, as tpm_client")
+	for _, r := range []*driver.Result{run(driver.CounterWindow, counter), clientTPM} {
 		if line := runLine(r); strings.Contains(line, "indicative") {
 			t.Errorf("line %q is marked", line)
 		}
+	}
+	// Each figure names its source: SQLite's TPM is the client's count.
+	if line := runLine(clientTPM); !strings.Contains(line, "TPM 17196 (client count)") {
+		t.Errorf("SQLite's line %q does not say its TPM is the client's count", line)
 	}
 
 	s := loadEveryKind(t)
