@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/fio"
-	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -194,8 +194,8 @@ func TestQuickWindowsLongEnough(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range s.Experiments {
-			if e.Kind == study.UserSweep && e.Duration.Duration < report.CounterWindow {
-				t.Errorf("SQLite %v: quick's %s measures %s, under the report's %s", sqlite, e.Name, e.Duration.Duration, report.CounterWindow)
+			if e.Kind == study.UserSweep && e.Duration.Duration < driver.CounterWindow {
+				t.Errorf("SQLite %v: quick's %s measures %s, under the report's %s", sqlite, e.Name, e.Duration.Duration, driver.CounterWindow)
 			}
 		}
 	}

@@ -409,7 +409,7 @@ counters lag, and the report's findings name no winner).`,
 			return nil
 		},
 	}
-	c.Flags().DurationVar(&window, "duration", report.CounterWindow, "timed window of each user step (under 30s the report's findings name no winner)")
+	c.Flags().DurationVar(&window, "duration", driver.CounterWindow, "timed window of each user step (under 30s the report's findings name no winner)")
 	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test, made if its parent exists: the database goes to PATH/pg (SQLite: PATH/sqlite), results to PATH/results")
 	return c
 }

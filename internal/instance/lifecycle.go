@@ -172,7 +172,7 @@ func (r Registry) CreateStarted(ctx context.Context, spec Spec) (*State, []strin
 	st, err := r.start(ctx, spec.Name, filepath.Join(r.Dir, spec.Name+".failed-start.log"))
 	if err != nil {
 		if derr := r.Destroy(context.WithoutCancel(ctx), spec.Name); derr != nil {
-			return nil, nil, fmt.Errorf("%w; removing the instance failed too: %v", err, derr)
+			return nil, nil, fmt.Errorf("%w; removing the instance failed too (%v): storbench instance destroy --name %s", err, derr, spec.Name)
 		}
 		return nil, nil, fmt.Errorf("%w; instance %s is removed, with what its create made", err, spec.Name)
 	}
@@ -196,7 +196,11 @@ func (r Registry) start(ctx context.Context, name, keepLog string) (*State, erro
 	pid, err := srv.Start(ctx, st)
 	if err != nil {
 		log := srv.LogFile(st)
-		if keepLog != "" && copyFile(log, keepLog) == nil {
+		if keepLog != "" {
+			// The log goes with the failed create: name only a copy that was kept.
+			if copyFile(log, keepLog) != nil {
+				return nil, fmt.Errorf("start instance %s: %w", name, err)
+			}
 			log = keepLog
 		}
 		return nil, fmt.Errorf("start instance %s: %w (server log: %s)", name, err, log)

@@ -34,7 +34,10 @@ var JSON = Kind{What: "a result storbench wrote", Is: func(head []byte) bool {
 
 // CSV is a CSV file storbench writes whose header begins with columns, named what.
 func CSV(what string, columns string) Kind {
-	return Kind{What: what, Is: func(head []byte) bool { return bytes.HasPrefix(head, []byte(columns+",")) }}
+	return Kind{What: what, Is: func(head []byte) bool {
+		rest, ok := bytes.CutPrefix(head, []byte(columns))
+		return ok && (len(rest) == 0 || rest[0] == ',' || rest[0] == '\n' || rest[0] == '\r')
+	}}
 }
 
 // Target is a file a command is to write.
@@ -57,7 +60,7 @@ func (t Target) Check() error {
 	case os.IsNotExist(err):
 		return nil
 	case err != nil:
-		return fmt.Errorf("%w: %s %s: %v", input.ErrInvalid, t.Flag, t.Path, err)
+		return fmt.Errorf("%w: %s %s: %v: give another %s", input.ErrInvalid, t.Flag, t.Path, err, t.Flag)
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("%w: %s %s is not a regular file: give a file name", input.ErrInvalid, t.Flag, t.Path)
 	case st.Size() > 0 && !t.written():

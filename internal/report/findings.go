@@ -14,18 +14,13 @@ import (
 	"github.com/storbench/storbench/internal/study"
 )
 
-// CounterWindow is the shortest timed window whose database figures a finding
-// names a winner by, and under which the per-step table flags the database TPM
-// (driver.CounterWindow, whose lag it is). quick's windows are this long.
-const CounterWindow = driver.CounterWindow
-
 // findingsSection opens the report as the papers do: a few sentences with numbers,
 // per experiment, each comparing like with like, computed from the data.
 func findingsSection(srcs []*Source, series []*Series) *Section {
 	t := &Table{Title: "Findings", Columns: []string{"experiment", "finding"},
 		Notes: []string{"NOPM: the database's New-Orders per minute over the timed window, the mean of repeats; ratios are B ÷ A. " +
 			"A difference inside the lowest–highest range of the repeats, or measured over a timed window under " +
-			strconv.Itoa(int(CounterWindow.Seconds())) + " s, names no winner."}}
+			strconv.Itoa(int(driver.CounterWindow.Seconds())) + " s, names no winner."}}
 	add := func(experiment string, sentences []string) {
 		for _, s := range sentences {
 			t.Rows = append(t.Rows, []string{experiment, s})
@@ -148,9 +143,9 @@ func (g *sweepGroup) findings() []string {
 // New-Order p95 and the data disk's latency beside it; or why no winner is named.
 func comparePoints(nameB, nameA string, b, a *Point, where string) string {
 	latency := pointLatencies(b, a)
-	if w := shortestWindow(a, b); w < CounterWindow {
+	if w := shortestWindow(a, b); w < driver.CounterWindow {
 		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s; the timed windows (%s) are under %s, too short for the database counters: no winner named.",
-			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, seconds(w), seconds(CounterWindow))
+			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, seconds(w), seconds(driver.CounterWindow))
 	}
 	if overlap(b.NOPMDB, a.NOPMDB) {
 		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM is within the spread of the repeats%s: no winner named.",
@@ -208,8 +203,8 @@ func singleSweepFinding(s *Series) string {
 	for i := range s.Points {
 		all[i] = &s.Points[i]
 	}
-	if w := shortestWindow(all...); w < CounterWindow {
-		out += fmt.Sprintf("; the timed windows (%s) are under %s, too short for the database counters: indicative only", seconds(w), seconds(CounterWindow))
+	if w := shortestWindow(all...); w < driver.CounterWindow {
+		out += fmt.Sprintf("; the timed windows (%s) are under %s, too short for the database counters: indicative only", seconds(w), seconds(driver.CounterWindow))
 	}
 	return out + "."
 }
@@ -353,8 +348,8 @@ func (p *consolidationPair) findings() []string {
 	var out []string
 	if len(changes) > 0 {
 		s := fmt.Sprintf("With %d noisy %s backing up, the OLTP instances' NOPM went %s", noisy, plural(noisy, "instance", "instances"), strings.Join(changes, ", "))
-		if window < CounterWindow {
-			s += fmt.Sprintf("; the timed windows (%s) are under %s, too short for the database counters: no change claimed", seconds(window), seconds(CounterWindow))
+		if window < driver.CounterWindow {
+			s += fmt.Sprintf("; the timed windows (%s) are under %s, too short for the database counters: no change claimed", seconds(window), seconds(driver.CounterWindow))
 		}
 		out = append(out, s+".")
 	}

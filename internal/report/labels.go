@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -57,7 +58,7 @@ func throughputSources(series []*Series) string {
 
 // Marks of the per-step table's database figures.
 const (
-	// markShortWindow: a database TPM over a window shorter than CounterWindow.
+	// markShortWindow: a database TPM over a window shorter than driver.CounterWindow.
 	markShortWindow = "†"
 	// markClient: the client's count standing in for the database's.
 	markClient = "‡"
@@ -95,7 +96,7 @@ func databaseNotes(series []*Series) []string {
 	}
 	var notes []string
 	if short {
-		notes = append(notes, markShortWindow+" timed window under "+seconds(CounterWindow)+": databases publish their transaction counters late (a PostgreSQL backend at most once a second), so a database TPM over so short a window can be tens of per cent off; TPM (client) is exact, and NOPM (database) is read from the data (sum of d_next_o_id), not from a counter.")
+		notes = append(notes, markShortWindow+" timed window under "+seconds(driver.CounterWindow)+": databases publish their transaction counters late (a PostgreSQL backend at most once a second), so a database TPM over so short a window can be tens of per cent off; TPM (client) is exact, and NOPM (database) is read from the data (sum of d_next_o_id), not from a counter.")
 	}
 	if client {
 		notes = append(notes, markClient+" client count: the database kept no counter for this figure (SQLite has no transaction counter) or could not be read at the window's end, so storbench's own count stands in.")
