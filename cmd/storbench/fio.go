@@ -39,10 +39,8 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 			if err != nil {
 				return err
 			}
-			if jsonPath != "" {
-				if err := jsonTarget(jsonPath).Check(); err != nil {
-					return err
-				}
+			if err := jsonTarget(jsonPath).Check(); err != nil {
+				return err
 			}
 			if opts.Size, err = instance.ParseSize(size); err != nil {
 				return fmt.Errorf("%w: --size: %v", input.ErrInvalid, err)

@@ -126,15 +126,13 @@ func (f *metricsFlags) csvTarget(jsonPath string) outfile.Target {
 // checkOutputs refuses, before anything is measured, a --json or samples' CSV file
 // that cannot be written or is not storbench's to replace.
 func (f *metricsFlags) checkOutputs(jsonPath string) error {
-	if jsonPath != "" {
-		if err := jsonTarget(jsonPath).Check(); err != nil {
-			return err
-		}
+	if err := jsonTarget(jsonPath).Check(); err != nil {
+		return err
 	}
-	if csv := f.csvTarget(jsonPath); csv.Path != "" && !f.off {
-		return csv.Check()
+	if f.off {
+		return nil
 	}
-	return nil
+	return f.csvTarget(jsonPath).Check()
 }
 
 // metricsOnly is the result of `run --metrics-only`.

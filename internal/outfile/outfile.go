@@ -49,8 +49,12 @@ type Target struct {
 }
 
 // Check refuses, as bad input, a path whose directory does not exist, that is not a
-// regular file, or that holds a file storbench did not write.
+// regular file, or that holds a file storbench did not write. A target without a
+// path (its flag not given) passes: nothing is to be written.
 func (t Target) Check() error {
+	if t.Path == "" {
+		return nil
+	}
 	dir := filepath.Dir(t.Path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("%w: %s %s: the directory %s does not exist: create it, or give another %s", input.ErrInvalid, t.Flag, t.Path, dir, t.Flag)

@@ -30,6 +30,7 @@ func TestCheck(t *testing.T) {
 		kind Kind
 		want string // "" : allowed
 	}{
+		{"no file asked for", "", JSON, ""},
 		{"new file", filepath.Join(dir, "new.json"), JSON, ""},
 		{"empty file", write("empty.json", ""), JSON, ""},
 		{"a result", write("run.json", "{\n  \"storbench_version\": \"dev\",\n  \"config\": {}\n}\n"), JSON, ""},

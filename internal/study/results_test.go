@@ -14,16 +14,7 @@ import (
 // results list names a step whose interruption left a partial run kept apart, with
 // what it measured, and counts it; once the step is stored it is only stored.
 func TestWriteListInterrupted(t *testing.T) {
-	s := loadEveryKind(t)
-	store, err := OpenStore(filepath.Join(t.TempDir(), "results"), s, []byte("study"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Unlock()
-	steps := Plan(s)
-	if err := store.writeJSON("plan.json", steps); err != nil {
-		t.Fatal(err)
-	}
+	store, steps := plannedStore(t)
 	now := time.Now()
 	run := &driver.Result{NOPMDB: 1234}
 	if err := store.SaveStep(&StepResult{Step: steps[0], Ended: now, Run: run}); err != nil {
@@ -80,16 +71,7 @@ func TestShortWindowMarked(t *testing.T) {
 		t.Errorf("SQLite's line %q does not say its TPM is the client's count", line)
 	}
 
-	s := loadEveryKind(t)
-	store, err := OpenStore(filepath.Join(t.TempDir(), "results"), s, []byte("study"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Unlock()
-	steps := Plan(s)
-	if err := store.writeJSON("plan.json", steps); err != nil {
-		t.Fatal(err)
-	}
+	store, steps := plannedStore(t)
 	step := &StepResult{Step: steps[0], Ended: start, Run: short}
 	if err := store.SaveStep(step); err != nil {
 		t.Fatal(err)
@@ -124,4 +106,21 @@ func TestExportColumnsDocumented(t *testing.T) {
 			t.Errorf("column %s is not in docs/study.md's CSV columns", c)
 		}
 	}
+}
+
+// plannedStore is a results store of the study of every kind with its plan stored
+// and no step yet, unlocked when the test ends.
+func plannedStore(t *testing.T) (*Store, []Step) {
+	t.Helper()
+	s := loadEveryKind(t)
+	store, err := OpenStore(filepath.Join(t.TempDir(), "results"), s, []byte("study"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Unlock)
+	steps := Plan(s)
+	if err := store.writeJSON("plan.json", steps); err != nil {
+		t.Fatal(err)
+	}
+	return store, steps
 }
