@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/storbench/storbench/internal/input"
 )
@@ -49,8 +50,10 @@ type Target struct {
 }
 
 // Check refuses, as bad input, a path whose directory does not exist, that is not a
-// regular file, or that holds a file storbench did not write. A target without a
-// path (its flag not given) passes: nothing is to be written.
+// regular file, that is a symbolic link, or that holds a file storbench did not
+// write. A link is refused rather than followed: writing through it replaces the file
+// it points to, which may be anywhere and anyone's. A target without a path (its flag
+// not given) passes: nothing is to be written.
 func (t Target) Check() error {
 	if t.Path == "" {
 		return nil
@@ -59,12 +62,15 @@ func (t Target) Check() error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("%w: %s %s: the directory %s does not exist: create it, or give another %s", input.ErrInvalid, t.Flag, t.Path, dir, t.Flag)
 	}
-	st, err := os.Stat(t.Path)
+	st, err := os.Lstat(t.Path)
 	switch {
 	case os.IsNotExist(err):
 		return nil
 	case err != nil:
 		return fmt.Errorf("%w: %s %s: %v: give another %s", input.ErrInvalid, t.Flag, t.Path, err, t.Flag)
+	case st.Mode()&os.ModeSymlink != 0:
+		to, _ := os.Readlink(t.Path)
+		return fmt.Errorf("%w: %s %s is a symbolic link (to %s): storbench does not write through links; give the file's own path, or another %s", input.ErrInvalid, t.Flag, t.Path, to, t.Flag)
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("%w: %s %s is not a regular file: give a file name", input.ErrInvalid, t.Flag, t.Path)
 	case st.Size() > 0 && !t.written():
@@ -86,12 +92,12 @@ func (t Target) written() bool {
 }
 
 // Create checks the target again (time has passed since the command checked it) and
-// creates or truncates it.
+// creates or truncates it; O_NOFOLLOW refuses a link put there since the check.
 func (t Target) Create() (*os.File, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(t.Path)
+	f, err := os.OpenFile(t.Path, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", input.ErrInvalid, t.Flag, err)
 	}
