@@ -79,9 +79,9 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 		},
 	}
 	dsnFlag(c, &dsn)
-	c.Flags().IntVar(&opts.Warehouses, "warehouses", 0, "number of warehouses (schema size; required)")
-	c.Flags().IntVar(&opts.Workers, "workers", load.DefaultWorkers(), "load connections in parallel")
-	c.Flags().Uint64Var(&opts.Seed, "seed", 0, "random seed of the generated data (same seed, same rows and C-Load; 0: drawn at random; recorded in the build)")
+	decimalVar(c.Flags(), &opts.Warehouses, "warehouses", 0, "number of warehouses (schema size; required)")
+	decimalVar(c.Flags(), &opts.Workers, "workers", load.DefaultWorkers(), "load connections in parallel")
+	decimalVar(c.Flags(), &opts.Seed, "seed", 0, "random seed of the generated data (same seed, same rows and C-Load; 0: drawn at random; recorded in the build)")
 	c.Flags().StringVar(&opts.Schema, "schema", load.DefaultSchema, "schema and finishing: spec (stock keyed by warehouse, then item; PostgreSQL: VACUUM FREEZE and CHECKPOINT after the load) or hammerdb (HammerDB 4.12's: stock keyed by item, then warehouse; ANALYZE only); recorded in the build")
 	_ = c.MarkFlagRequired("warehouses")
 	return c
@@ -170,7 +170,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 		},
 	}
 	dsnFlag(c, &dsn)
-	c.Flags().IntVar(&cfg.Users, "users", driver.DefaultUsers, "virtual users, each with its own connection")
+	decimalVar(c.Flags(), &cfg.Users, "users", driver.DefaultUsers, "virtual users, each with its own connection")
 	c.Flags().DurationVar(&cfg.Ramp, "ramp", driver.DefaultRamp, "ramp-up before the timed window (not counted)")
 	c.Flags().DurationVar(&cfg.Duration, "duration", driver.DefaultDuration, "timed window")
 	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
@@ -178,11 +178,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	c.Flags().StringVar(&cfg.Inputs, "inputs", driver.DefaultInputs, "where the transaction inputs come from: spec (TPC-C's) or hammerdb (HammerDB 4.12's: uniform customer and item ids, random home warehouses and Stock-Level districts, its think times; the result adds the NOPM HammerDB would show)")
 	c.Flags().StringVar(&mode, "mode", string(engine.Best), "procedures (one stored-procedure call per transaction) or sql (client-side statements); default: the engine's best, procedures where it has them, sql otherwise (the result records the mode run)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
-	c.Flags().Uint64Var(&cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
-	c.Flags().IntVar(&cfg.MaxRetries, "retries", driver.DefaultRetries, "times a transaction is retried after a serialization failure or deadlock")
+	decimalVar(c.Flags(), &cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
+	decimalVar(c.Flags(), &cfg.MaxRetries, "retries", driver.DefaultRetries, "times a transaction is retried after a serialization failure or deadlock")
 	mf.register(c)
 	c.Flags().BoolVar(&mf.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
-	c.Flags().IntVar(&cfg.ClientCPUs, "client-cpus", driver.DefaultClientCPUs, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
+	decimalVar(c.Flags(), &cfg.ClientCPUs, "client-cpus", driver.DefaultClientCPUs, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
 	return c
 }
 

@@ -115,9 +115,9 @@ logs in --wal-path; --replica-of is for postgres only.`,
 	f.StringVar(&memory, "memory", "", "memory of the instance, e.g. 2GB (default: engine defaults, no limit)")
 	f.StringVar(&spec.CPUs, "cpus", "", "CPUs the instance may use, e.g. 0-1 (default: all)")
 	f.StringVar(&ioLimit, "io-limit", "", "throttle the data disk to emulate slower storage: riops=N,wiops=N,rbps=100MB,wbps=100MB (any subset) or a preset such as aws-gp3 (docs/io-limits.md; needs cgroups)")
-	f.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	decimalVar(f, &spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	f.StringVar(&spec.Name, "name", "", "instance name (default: from --path)")
-	f.IntVar(&spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")
+	decimalVar(f, &spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")
 	f.StringVar(&spec.ReplicaOf, "replica-of", "", "make this instance a streaming standby of the named running instance")
 	f.BoolVar(&spec.Sync, "sync", false, "with --replica-of: the primary's commits wait for this standby (synchronous commit)")
 	return c
@@ -356,7 +356,7 @@ func backupCmd() *cobra.Command {
 	}
 	a.flags(c, "to", "empty or new directory for the backup")
 	c.Flags().StringVar(&method, "method", "physical", "physical or logical")
-	c.Flags().IntVar(&jobs, "jobs", 1, "parallel jobs of a postgres logical backup (and, by default, of its restore); mariadb's tools run one")
+	decimalVar(c.Flags(), &jobs, "jobs", 1, "parallel jobs of a postgres logical backup (and, by default, of its restore); mariadb's tools run one")
 	return c
 }
 
@@ -377,7 +377,7 @@ func restoreCmd() *cobra.Command {
 		},
 	}
 	a.flags(c, "from", "a directory made by storbench backup")
-	c.Flags().IntVar(&jobs, "jobs", 0, "parallel jobs of a postgres logical restore (default: the backup's)")
+	decimalVar(c.Flags(), &jobs, "jobs", 0, "parallel jobs of a postgres logical restore (default: the backup's)")
 	return c
 }
 

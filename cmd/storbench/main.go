@@ -55,7 +55,7 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %v (see storbench %s --help)", input.ErrInvalid, err, c.Name())
+		return fmt.Errorf("%w: %v (see %s --help)", input.ErrInvalid, err, c.CommandPath())
 	})
 	root.AddCommand(buildCmd(), runCmd(), checkCmd(), dropCmd(), instanceCmd(), backupCmd(), restoreCmd(), fioCmd(),
 		studyCmd(), resultsCmd(), quickCmd(), reportCmd(), compareCmd(), versionCmd())

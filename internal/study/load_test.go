@@ -136,6 +136,8 @@ func TestParseErrors(t *testing.T) {
 		{"unknown noisy key", edit("  - kind: user-sweep\n    users: [1, 2]\n", "  - kind: consolidation\n    noisy:\n      interval: 10s\n      intervall: 5s\n"), 11, `unknown key "intervall" in noisy (did you mean "interval"?)`},
 		{"unknown replica key", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n    replica:\n      path: /r\n      synchronous: true\n"), 7, `unknown key "synchronous" in replica`},
 		{"wrong type", edit("warehouses: 2", "warehouses: lots"), 6, `warehouses: expected a whole number, got text "lots" (e.g. 10`},
+		{"octal count", edit("warehouses: 2", "warehouses: 010"), 6, "warehouses: 010 is not a decimal number, YAML reads it as 8 (write it in decimal digits, without a leading zero)"},
+		{"octal in a user list", edit("users: [1, 2]", "users: [1, 02]"), 9, "users: 02 is not a decimal number"},
 		{"list expected", edit("users: [1, 2]", "users: [1, 2]\n    targets: nvme"), 10, "targets: expected a list, got text"},
 		{"key twice", edit("  warehouses: 2\n", "  warehouses: 2\n  warehouses: 3\n"), 7, `"warehouses" given twice`},
 		{"syntax", edit("    path: /mnt/nvme\n", "    path: /mnt/nvme\n   bad: [\n"), 5, "not valid YAML"},

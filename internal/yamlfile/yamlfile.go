@@ -116,11 +116,19 @@ func Decode(name string, data []byte, v any, o Options) (Doc, error) {
 		return Doc{}, &LineError{name, 1, "the file is empty (" + o.Empty + ")"}
 	}
 	top := root.Content[0]
+	octal := decimalNumbers(name, "", top)
 
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
-		return Doc{}, decodeError(name, top, err, &o)
+		err := decodeError(name, top, err, &o)
+		if le, ok := err.(*LineError); ok && octal != nil {
+			return Doc{}, Earliest([]*LineError{octal, le})
+		}
+		return Doc{}, err
+	}
+	if octal != nil {
+		return Doc{}, octal
 	}
 	for {
 		var next yaml.Node
@@ -137,6 +145,31 @@ func Decode(name string, data []byte, v any, o Options) (Doc, error) {
 		}
 	}
 	return Doc{top}, nil
+}
+
+// decimalNumbers refuses a number not written in plain decimal digits: YAML 1.1, which
+// the decoder follows here, reads 010 as octal 8 (users: 010 ran 8 users), and a
+// count written 0x10 or 0b10 is a typo more often than a choice. The file's earliest
+// such number is named, under its key, with what YAML would read.
+func decimalNumbers(name, key string, n *yaml.Node) *LineError {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" {
+		digits := strings.TrimLeft(n.Value, "+-")
+		if len(digits) > 1 && digits[0] == '0' {
+			var read int64
+			_ = n.Decode(&read)
+			return &LineError{name, n.Line, fmt.Sprintf("%s: %s is not a decimal number, YAML reads it as %d (write it in decimal digits, without a leading zero)", key, n.Value, read)}
+		}
+	}
+	for i, c := range n.Content {
+		k := key
+		if n.Kind == yaml.MappingNode && i%2 == 1 {
+			k = n.Content[i-1].Value
+		}
+		if err := decimalNumbers(name, k, c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Invalid is how a custom UnmarshalYAML refuses node n: as a *yaml.TypeError the

@@ -90,6 +90,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"tab", "items:\n\t- label: a\n", 2, "(YAML indents with spaces, not tabs)"},
 		{"empty", "# nothing\n", 1, "the file is empty (a test file needs a name)"},
 		{"null", "~\n", 1, "the file is empty (a test file needs a name)"},
+		{"octal", "name: a\ncount: 010\n", 2, "count: 010 is not a decimal number, YAML reads it as 8 (write it in decimal digits, without a leading zero)"},
+		{"hexadecimal", "items:\n  - {label: a, price: 0x10}\n", 2, "price: 0x10 is not a decimal number, YAML reads it as 16"},
+		{"octal after an earlier problem", "nmae: a\ncount: 010\n", 1, `unknown key "nmae"`},
+		{"octal before a later problem", "count: -07\nnmae: a\n", 1, "count: -07 is not a decimal number, YAML reads it as -7"},
 		{"second document", "name: a\n---\nname: b\n", 2, "a second YAML document after --- (a test file holds one file)"},
 		{"syntax in a second document", "name: a\n---\nname: [\n", 3, "not valid YAML"},
 	}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Counts are read in decimal: pflag's own number flags read 010 as octal 8 and
+// 07777777 as 2,097,151 (--users 010 ran 8 users); a prefix no count has is refused.
+func TestCountsAreDecimal(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		command []string
+		flag    string
+		value   string
+		want    string
+	}{
+		{[]string{"run"}, "users", "010", "10"},
+		{[]string{"run"}, "client-cpus", "01", "1"},
+		{[]string{"run"}, "retries", "08", "8"},
+		{[]string{"run"}, "seed", "0100", "100"},
+		{[]string{"build"}, "warehouses", "07777777", "7777777"},
+		{[]string{"build"}, "workers", "010", "10"},
+		{[]string{"build"}, "seed", "18446744073709551615", "18446744073709551615"},
+		{[]string{"instance", "create"}, "port", "05432", "5432"},
+		{[]string{"instance", "create"}, "max-connections", "0200", "200"},
+		{[]string{"backup"}, "jobs", "010", "10"},
+		{[]string{"restore"}, "jobs", "010", "10"},
+	} {
+		cmd, _, err := rootCmd().Find(c.command)
+		if err != nil {
+			t.Fatalf("%v: %v", c.command, err)
+		}
+		if err := cmd.ParseFlags([]string{"--" + c.flag, c.value}); err != nil {
+			t.Errorf("%s --%s %s: %v", cmd.CommandPath(), c.flag, c.value, err)
+			continue
+		}
+		if got := cmd.Flags().Lookup(c.flag).Value.String(); got != c.want {
+			t.Errorf("%s --%s %s reads %s, want %s", cmd.CommandPath(), c.flag, c.value, got, c.want)
+		}
+	}
+	refused(t, `invalid argument "0x10" for "--users" flag: not a whole number in decimal digits (see storbench run --help)`,
+		"run", "--dsn", "sqlite:x.db", "--users", "0x10")
+	refused(t, `invalid argument "99999999999999999999" for "--warehouses" flag: out of range (see storbench build --help)`,
+		"build", "--dsn", "sqlite:x.db", "--warehouses", "99999999999999999999")
+}
+
+// The hint after a flag error names the command whose flags they are, with its
+// parents: "storbench instance create --help", not "storbench create --help".
+func TestFlagErrorNamesTheWholeCommand(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"instance", "create", "--no-such-flag"},
+		{"results", "export", "--no-such-flag"},
+		{"study", "plan", "--no-such-flag"},
+	} {
+		want := "(see storbench " + strings.Join(args[:2], " ") + " --help)"
+		refused(t, want, args...)
+	}
+}
