@@ -310,7 +310,14 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	close(r.stopped)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
-	grace := time.NewTimer(stopGrace)
+	// The grace runs from the window's end (or its cut), not from the read of the
+	// counters there: a server that stopped answering held that read for
+	// counterTimeout, and its users' in-flight transactions wait on the same server.
+	graceFrom := time.Now()
+	if w != nil {
+		graceFrom = w.end
+	}
+	grace := time.NewTimer(time.Until(graceFrom.Add(stopGrace)))
 	defer grace.Stop()
 	// In-flight transactions end on their own, within stopGrace; Ctrl-C ends them at
 	// once (past the window's end or its cut, they do not count anyway).
@@ -628,6 +635,10 @@ func (r *run) counters(ctx context.Context, patience time.Duration) (engine.Coun
 		cctx, cancel := context.WithTimeout(ctx, counterTimeout)
 		c, err := r.db.Counters(cctx)
 		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// The driver's own words: a paused or hung server, not a client timeout.
+			err = fmt.Errorf("no reply in %v: the server stopped answering, paused or hung", counterTimeout)
+		}
 		if err == nil || ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {
 			return c, err
 		}
