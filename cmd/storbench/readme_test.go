@@ -5,8 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/study"
 )
 
 // readmePath is the README a newcomer follows: its commands must be the CLI's.
@@ -197,4 +203,36 @@ func shellWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// TestReadmeQuickTime: the README states how long quick took; the figure cannot be
+// below the timed windows quick's own study runs (ramps, windows, fio runtimes), so a
+// longer default window or a new step that the README was not measured again for
+// fails here (it said 47 s while its 30 s windows alone take 99 s).
+func TestReadmeQuickTime(t *testing.T) {
+	readme, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)storbench quick --path.*?Measured: (\d+) s on `).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal(`README.md: no "Measured: N s on …" after the quick command`)
+	}
+	stated, _ := strconv.Atoi(string(m[1]))
+	// The README's case: PostgreSQL and fio installed.
+	file, err := quickStudyFile("/var/tmp/storbench-quick", true, false, driver.CounterWindow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := study.Parse("quick.yaml", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windows time.Duration
+	for _, st := range study.Plan(s) {
+		windows += st.Ramp + st.Duration + st.Runtime
+	}
+	if time.Duration(stated)*time.Second < windows {
+		t.Errorf("README.md says quick took %d s, but its study's windows alone take %v: measure it again (bash bench/quick.sh) and state the figure", stated, windows)
+	}
 }
