@@ -21,5 +21,4 @@ for i in $(seq "$runs"); do
   end=$(date +%s.%N)
   printf 'run %d: %.0f s wall (storbench quick --path %s)\n' "$i" "$(echo "$end - $start" | bc)" "$path/run"
 done
-# What the study itself estimated, step by step, and the steps' own times.
-grep -E '^step|stored' "$work/quick.log" | tail -n 8 || true
+grep -E '^study ' "$work/quick.log" || true
