@@ -64,7 +64,8 @@ type Transfer struct {
 }
 
 // Backup takes a backup of the running instance into dir (an empty or new directory,
-// marked as storbench's).
+// marked as storbench's, outside every instance's directories: see checkOutside). It
+// holds a lease on the instance meanwhile, so that destroy, stop and restore refuse it.
 func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
@@ -74,6 +75,14 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	if srv.PID(st) == 0 {
 		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
 	}
+	if err := r.checkOutside(dir); err != nil {
+		return Transfer{}, err
+	}
+	lease, err := r.takeLease(ctx, st, "storbench backup", true)
+	if err != nil {
+		return Transfer{}, err
+	}
+	defer lease.Release()
 	if _, _, err := claim(dir, name); err != nil {
 		return Transfer{}, err
 	}
@@ -178,17 +187,37 @@ func RemoveBackup(dir, name string) error {
 	return err
 }
 
-// Restore replaces the instance's database with the backup in dir. A physical backup
-// stops the instance, copies the backup beside its files, swaps the copy in once it
-// is complete and starts it again; a logical one is loaded into the running instance
-// (jobs from the backup unless jobs > 0). A physical restore that cannot complete
-// (no room, a failed copy, an interrupt) leaves the instance's data as it was.
+// RestoreOptions say what a restore may replace.
+type RestoreOptions struct {
+	// Jobs are a logical restore's parallel jobs (0: the backup's).
+	Jobs int
+	// OtherInstance allows a backup of another instance than the one restored (a
+	// study's consolidation gives each instance its target's base image); otherwise
+	// that is refused, naming whose backup it is.
+	OtherInstance bool
+	// Force restores even while a live process holds a lease on the instance (a
+	// build, run or backup): it loses its server or its database.
+	Force bool
+}
+
+// Restore is RestoreWith: the instance's own backup, refused while it is in use.
 func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Transfer, error) {
+	return r.RestoreWith(ctx, name, dir, RestoreOptions{Jobs: jobs})
+}
+
+// RestoreWith replaces the instance's database with the backup in dir. A physical
+// backup stops the instance, copies the backup beside its files, swaps the copy in
+// once it is complete and starts it again; a logical one is loaded into the running
+// instance. A physical restore that cannot complete (no room, a failed copy, an
+// interrupt) leaves the instance's data as it was. The restore holds a lease on the
+// instance.
+func (r Registry) RestoreWith(ctx context.Context, name, dir string, opts RestoreOptions) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
 		return Transfer{}, err
 	}
-	if err := checkMarker(dir); err != nil {
+	m, err := checkMarker(dir)
+	if err != nil {
 		return Transfer{}, err
 	}
 	var rec record
@@ -205,6 +234,22 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 	if rec.Engine != st.Engine {
 		return Transfer{}, fmt.Errorf("%w: %s is a backup of a %s instance; instance %s is %s", input.ErrInvalid, dir, rec.Engine, name, st.Engine)
 	}
+	if m.Instance != name && !opts.OtherInstance {
+		taken, _ := backupTaken(dir)
+		return Transfer{}, fmt.Errorf("%w: %s is a backup of instance %s (taken %s), not of %s: restoring it replaces %s's database with %s's; add --force to do so",
+			input.ErrInvalid, dir, m.Instance, taken.Format("2006-01-02 15:04:05"), name, name, m.Instance)
+	}
+	lease, err := r.takeLease(ctx, st, "storbench restore", opts.Force)
+	if err != nil {
+		return Transfer{}, err
+	}
+	defer lease.Release()
+	return r.restore(ctx, st, dir, rec, opts.Jobs)
+}
+
+// restore restores the backup in dir, made as rec says, into st's instance.
+func (r Registry) restore(ctx context.Context, st *State, dir string, rec record, jobs int) (Transfer, error) {
+	name := st.Name
 	how := rec.BackupMethod
 	if jobs > 0 {
 		how.Jobs = jobs
@@ -233,7 +278,7 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 		return Transfer{}, err
 	}
 	running := srv.PID(st) != 0
-	if _, err := r.Stop(ctx, name); err != nil {
+	if _, err := r.stop(ctx, name); err != nil {
 		return Transfer{}, err
 	}
 	copied := false
