@@ -401,7 +401,9 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 	if st.Condition != "" {
 		st.Cgroup = r.cgroupName(name) // its record of it may be lost
 	}
-	if st.Path != "" {
+	// A record that cannot be read whole is trusted with a server only where the
+	// directory's marker names this instance.
+	if st.Condition == "" || markedFor(st.Path, name) {
 		if err := halt(ctx, st); err != nil {
 			return nil, err
 		}

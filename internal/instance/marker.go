@@ -154,73 +154,10 @@ func checkMarker(dir string) (marker, error) {
 	return m, checkIdentity(dir, m, nil)
 }
 
-// checkOutside refuses a backup directory inside or holding a directory of an
-// instance that this registry, the default one or a registry linked into either
-// records, symbolic links resolved: the instance's next backup would copy it into
-// itself, and destroying the instance would remove it with its data.
-func (r Registry) checkOutside(dir string) error {
-	regs := []Registry{r}
-	if home, err := DefaultRegistry(); err == nil {
-		regs = append(regs, home)
-	}
-	seen := map[string]bool{}
-	to := resolved(dir)
-	for i := 0; i < len(regs); i++ {
-		abs, err := filepath.Abs(regs[i].Dir)
-		if err != nil || seen[abs] {
-			continue
-		}
-		seen[abs] = true
-		if linked, err := regs[i].Linked(); err == nil {
-			for _, l := range linked {
-				regs = append(regs, l.Registry)
-			}
-		}
-		all, err := regs[i].List()
-		if err != nil {
-			return err
-		}
-		for _, st := range all {
-			for _, d := range []string{st.Path, st.WALPath} {
-				if d == "" {
-					continue
-				}
-				where := ""
-				switch own := resolved(d); {
-				case within(to, own):
-					where = "is inside"
-				case within(own, to):
-					where = "holds"
-				default:
-					continue
-				}
-				return fmt.Errorf("%w: backup directory %s %s instance %s's directory %s: the instance's next backup would copy it and destroying the instance would remove it; back up to a directory outside every instance's",
-					input.ErrInvalid, dir, where, st.Name, d)
-			}
-		}
-	}
-	return nil
-}
-
-// resolved is path with the symbolic links of its deepest existing ancestor resolved.
-func resolved(path string) string {
-	path = filepath.Clean(path)
-	rest := ""
-	for p := path; ; p = filepath.Dir(p) {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest)
-		}
-		if p == filepath.Dir(p) {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
-}
-
-// within tells whether path is dir or lies inside it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+// markedFor tells whether dir holds storbench's marker for the named instance.
+func markedFor(dir, instance string) bool {
+	m, err := readMarker(dir)
+	return err == nil && m.Instance == instance
 }
 
 func readMarker(dir string) (marker, error) {
