@@ -25,7 +25,10 @@ func TestBackupPlaceAndOwner(t *testing.T) {
 	}
 	work := t.TempDir()
 	a, b := fmt.Sprintf("own-a%d", os.Getpid()), fmt.Sprintf("own-b%d", os.Getpid())
-	dsn := map[string]string{a: managed(t, a, filepath.Join(work, a)), b: managed(t, b, filepath.Join(work, b))}
+	dsn := map[string]string{}
+	for _, name := range []string{a, b} {
+		dsn[name] = managedInstance(t, filepath.Join(work, name), name, "--max-connections", "10")
+	}
 	must(t, os.Symlink(filepath.Join(work, a), filepath.Join(work, "link")))
 	for to, want := range map[string]string{
 		filepath.Join(work, a, "data", "bk"): "is inside instance " + a,
@@ -64,18 +67,6 @@ func TestBackupPlaceAndOwner(t *testing.T) {
 	if n := tableCount(t, dsn[b], "own_b"); n != 0 {
 		t.Errorf("after restore --force of %s's backup, %s still has its own table", a, b)
 	}
-}
-
-// managed creates a PostgreSQL instance in the package's home, destroyed after the
-// test, and returns its DSN.
-func managed(t *testing.T, name, path string) string {
-	t.Helper()
-	code, out, errOut := storbench(t, "instance", "create", "--path", path, "--name", name, "--max-connections", "10")
-	if code != 0 {
-		t.Fatalf("create %s: exit %d\n%s%s", name, code, out, errOut)
-	}
-	t.Cleanup(func() { storbench(t, "instance", "destroy", "--force", "--name", name) })
-	return dsnOf(t, out)
 }
 
 // tableCount is how many tables named name the database has in public.
@@ -131,7 +122,7 @@ func TestVerbsRespectLeases(t *testing.T) {
 	}
 	work := t.TempDir()
 	name := fmt.Sprintf("leased%d", os.Getpid())
-	dsn := managed(t, name, filepath.Join(work, "pg"))
+	dsn := managedInstance(t, filepath.Join(work, "pg"), name, "--max-connections", "10")
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2"); code != 0 {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}

@@ -90,6 +90,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	// Claimed before anything exists on disk: a create killed from here on leaves an
 	// instance that list shows as incomplete and destroy removes.
 	if err := r.writeClaim(st); err != nil {
+		r.unclaim(spec.Name)
 		return nil, nil, fmt.Errorf("record instance %s: %w", spec.Name, err)
 	}
 	var warnings []string
@@ -98,7 +99,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		for _, d := range claimed {
 			_, _ = release(d, spec.Name, nil)
 		}
-		_ = removeFile(r.claimFile(spec.Name))
+		r.unclaim(spec.Name)
 	}
 	for _, dir := range []string{spec.Path, spec.WALPath} {
 		if dir == "" {
@@ -375,16 +376,11 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 	if err != nil {
 		return nil, err
 	}
-	if st.Path == "" && !force {
-		return nil, fmt.Errorf("%w: instance %s is damaged (%s): storbench cannot find its directories or stop its server: do both by hand, then add --force to forget it", input.ErrInvalid, name, st.Problem)
-	}
 	absent := absentDirs(st)
-	if len(absent) > 0 && !force {
-		var why []string
-		for _, a := range absent {
-			why = append(why, a.dir+" "+a.why)
+	if !force {
+		if err := checkFound(st, absent); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("%w: instance %s: %s: mount its disk and destroy again, or add --force to forget the instance and leave its files there", input.ErrInvalid, name, strings.Join(why, "; "))
 	}
 	// Under the registry's lock, which Use takes too: no lease can be taken between
 	// the check and the server's stop.
@@ -453,6 +449,23 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 		return kept, err
 	}
 	return kept, removeFile(r.claimFile(name)) // last: until then destroy can be run again
+}
+
+// checkFound refuses to destroy an instance whose directories storbench cannot
+// find (its record lost them, or they are absent): the record is all that still
+// points at its data.
+func checkFound(st *State, absent []absence) error {
+	if st.Path == "" {
+		return fmt.Errorf("%w: instance %s is damaged (%s): storbench cannot find its directories or stop its server: do both by hand, then add --force to forget it", input.ErrInvalid, st.Name, st.Problem)
+	}
+	if len(absent) == 0 {
+		return nil
+	}
+	var why []string
+	for _, a := range absent {
+		why = append(why, a.dir+" "+a.why)
+	}
+	return fmt.Errorf("%w: instance %s: %s: mount its disk and destroy again, or add --force to forget the instance and leave its files there", input.ErrInvalid, st.Name, strings.Join(why, "; "))
 }
 
 // absence is a directory of an instance that is not as storbench left it, and how.

@@ -54,6 +54,14 @@ func (r Registry) writeClaim(st *State) error {
 	return writeDurable(r.claimFile(st.Name), b, 0o644)
 }
 
+// unclaim removes the named instance's claim and the registry's directories that
+// writing it made, when they are empty: a refused create leaves no trace.
+func (r Registry) unclaim(name string) {
+	_ = removeFile(r.claimFile(name))
+	_ = os.Remove(r.claimDir())
+	_ = os.Remove(r.Dir)
+}
+
 // writeDurable replaces path with b as one step that survives a crash: a new file
 // synced, renamed over path, and the directory synced.
 func writeDurable(path string, b []byte, mode os.FileMode) error {
