@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -63,15 +64,6 @@ logs in --wal-path; --replica-of is for postgres only.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if spec.Path == "" {
 				return fmt.Errorf("%w: --path is required: the directory on the storage to test", input.ErrInvalid)
-			}
-			for _, p := range []*string{&spec.Path, &spec.WALPath} {
-				if *p != "" {
-					abs, err := filepath.Abs(*p)
-					if err != nil {
-						return fmt.Errorf("%w: %v", input.ErrInvalid, err)
-					}
-					*p = abs
-				}
 			}
 			if spec.Name == "" {
 				spec.Name = defaultName(spec.Path)
@@ -166,13 +158,20 @@ func instanceStartCmd() *cobra.Command {
 }
 
 func instanceStopCmd() *cobra.Command {
-	return namedCmd("stop", "Stop an instance", func(c *cobra.Command, reg instance.Registry, name string) error {
-		if _, err := reg.Stop(c.Context(), name); err != nil {
+	var force bool
+	c := namedCmd("stop", "Stop an instance (refused while a build, run, backup or restore uses it)", func(c *cobra.Command, reg instance.Registry, name string) error {
+		stop := reg.Stop
+		if force {
+			stop = reg.ForceStop
+		}
+		if _, err := stop(c.Context(), name); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.OutOrStdout(), "instance %s stopped\n", name)
 		return nil
 	})
+	c.Flags().BoolVar(&force, "force", false, "stop it even while a build, run, backup or restore uses it")
+	return c
 }
 
 func instanceStatusCmd() *cobra.Command {
@@ -194,7 +193,7 @@ func instanceDestroyCmd() *cobra.Command {
 			}
 			return nil
 		})
-	c.Flags().BoolVar(&force, "force", false, "destroy it even while a build or run uses it")
+	c.Flags().BoolVar(&force, "force", false, "destroy it even while a build, run, backup or restore uses it, or forget it when its directories are not there (a disk not mounted), leaving what it has there")
 	return c
 }
 
@@ -221,16 +220,16 @@ func instanceListCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tENGINE\tSTATE\tPORT\tMEMORY\tCACHE\tCPUS\tPATH")
+			var notes []string
 			for _, st := range all {
-				s, err := reg.Status(st.Name)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", st.Name, st.Engine, runState(s.PID), st.Port,
-					memoryLimit(st), orDash(st.CacheSize()), orDash(st.CPUs), st.Path)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, orDash(st.Engine), listState(reg, st, &notes), port(st),
+					memoryLimit(st), orDash(st.CacheSize()), orDash(st.CPUs), orDash(st.Path))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
+			}
+			for _, n := range notes {
+				fmt.Fprintln(c.OutOrStdout(), n)
 			}
 			return listStudyInstances(c, reg)
 		},
@@ -264,12 +263,8 @@ func listStudyInstances(c *cobra.Command, reg instance.Registry) error {
 			return err
 		}
 		for _, st := range all {
-			s, err := l.Registry.Status(st.Name)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.Name, l.Owner, st.Engine, runState(s.PID), st.Port,
-				memoryLimit(st), st.Path, filepath.Dir(l.Dir)))
+			rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, l.Owner, orDash(st.Engine), listState(l.Registry, st, nil), port(st),
+				memoryLimit(st), orDash(st.Path), filepath.Dir(l.Dir)))
 		}
 	}
 	if len(rows) == 0 {
@@ -285,11 +280,35 @@ func listStudyInstances(c *cobra.Command, reg instance.Registry) error {
 	return tw.Flush()
 }
 
+// listState is the STATE column: running or stopped, or the condition of a record
+// that is incomplete or damaged, whose line (with the fix) goes to notes when given.
+func listState(reg instance.Registry, st *instance.State, notes *[]string) string {
+	if st.Condition == "" {
+		s, err := reg.Status(st.Name)
+		if err != nil {
+			return "unknown"
+		}
+		return runState(s.PID)
+	}
+	if notes != nil {
+		*notes = append(*notes, st.Unusable())
+	}
+	return st.Condition
+}
+
 func runState(pid int) string {
 	if pid == 0 {
 		return "stopped"
 	}
 	return "running"
+}
+
+// port is the instance's port, "-" when its record does not say (incomplete, damaged).
+func port(st *instance.State) string {
+	if st.Port == 0 {
+		return "-"
+	}
+	return strconv.Itoa(st.Port)
 }
 
 func orDash(s string) string {
@@ -363,6 +382,7 @@ func backupCmd() *cobra.Command {
 func restoreCmd() *cobra.Command {
 	var a transferArgs
 	var jobs int
+	var force bool
 	c := &cobra.Command{
 		Use:   "restore",
 		Short: "Replace a managed instance's database with a backup (physical: stop, copy, sync, start; logical: pg_restore --clean, or the mariadb dump replayed)",
@@ -372,12 +392,13 @@ func restoreCmd() *cobra.Command {
 				return fmt.Errorf("%w: --jobs must not be negative", input.ErrInvalid)
 			}
 			return transfer(c, "restore", a, func(reg instance.Registry, dir string) (instance.Transfer, error) {
-				return reg.Restore(c.Context(), a.name, dir, jobs)
+				return reg.RestoreWith(c.Context(), a.name, dir, instance.RestoreOptions{Jobs: jobs, OtherInstance: force, Force: force})
 			})
 		},
 	}
 	a.flags(c, "from", "a directory made by storbench backup")
 	decimalVar(c.Flags(), &jobs, "jobs", 0, "parallel jobs of a postgres logical restore (default: the backup's)")
+	c.Flags().BoolVar(&force, "force", false, "restore a backup of another instance, or while a build, run or backup uses the instance")
 	return c
 }
 

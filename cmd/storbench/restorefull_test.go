@@ -23,8 +23,8 @@ func TestRestoreTooBig(t *testing.T) {
 	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "restore-big")
 	exec(t, dsn, "CREATE TABLE mark AS SELECT 1 AS v")
 
-	// The backup: of another instance (a study's base image is), larger than the
-	// filesystem has room for.
+	// The backup: of another instance (a study's base image is; --force restores
+	// it), larger than the filesystem has room for.
 	dir := diskTempDir(t, "restore-big-")
 	code, out, errOut := storbench(t, "instance", "create", "--path", filepath.Join(dir, "src"), "--name", "restore-big-src")
 	if code != 0 {
@@ -40,7 +40,7 @@ func TestRestoreTooBig(t *testing.T) {
 	}
 
 	filler := fillTo(t, mnt, 80<<20) // less than the backup, more than the server needs
-	code, out, errOut = storbench(t, "restore", "--instance", "restore-big", "--from", bk)
+	code, out, errOut = storbench(t, "restore", "--instance", "restore-big", "--from", bk, "--force")
 	t.Log(strings.TrimSpace(errOut))
 	if code == 0 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 || !strings.Contains(errOut, "does not fit") {
 		t.Errorf("restore onto a full filesystem: exit %d, stderr %q; want one line saying it does not fit\n%s", code, errOut, out)
@@ -55,7 +55,7 @@ func TestRestoreTooBig(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := storbench(t, "restore", "--instance", "restore-big", "--from", bk); code != 0 {
+	if code, out, errOut := storbench(t, "restore", "--instance", "restore-big", "--from", bk, "--force"); code != 0 {
 		t.Fatalf("restore with room: exit %d\n%s%s", code, out, errOut)
 	}
 	if got := mark(t, dsn); got != 2 {

@@ -64,7 +64,8 @@ type Transfer struct {
 }
 
 // Backup takes a backup of the running instance into dir (an empty or new directory,
-// marked as storbench's).
+// marked as storbench's, outside every instance's directories: see checkOutside). It
+// holds a lease on the instance meanwhile, so that destroy, stop and restore refuse it.
 func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
@@ -74,6 +75,14 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	if srv.PID(st) == 0 {
 		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
 	}
+	if err := r.checkOutside(dir); err != nil {
+		return Transfer{}, err
+	}
+	lease, err := r.takeLease(ctx, st, "storbench backup", true)
+	if err != nil {
+		return Transfer{}, err
+	}
+	defer lease.Release()
 	if _, _, err := claim(dir, name); err != nil {
 		return Transfer{}, err
 	}
@@ -90,6 +99,75 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 		return Transfer{}, fmt.Errorf("backup of instance %s: %w", name, err)
 	}
 	return t, nil
+}
+
+// checkOutside refuses a backup directory inside or holding a directory of an
+// instance that this registry, the default one or a registry linked into either
+// records, symbolic links resolved: the instance's next backup would copy it into
+// itself, and destroying the instance would remove it with its data.
+func (r Registry) checkOutside(dir string) error {
+	regs := []Registry{r}
+	if home, err := DefaultRegistry(); err == nil {
+		regs = append(regs, home)
+	}
+	seen := map[string]bool{}
+	to := resolved(dir)
+	for i := 0; i < len(regs); i++ {
+		abs, err := filepath.Abs(regs[i].Dir)
+		if err != nil || seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		if linked, err := regs[i].Linked(); err == nil {
+			for _, l := range linked {
+				regs = append(regs, l.Registry)
+			}
+		}
+		all, err := regs[i].List()
+		if err != nil {
+			return err
+		}
+		for _, st := range all {
+			for _, d := range []string{st.Path, st.WALPath} {
+				if d == "" {
+					continue
+				}
+				where := ""
+				switch own := resolved(d); {
+				case within(to, own):
+					where = "is inside"
+				case within(own, to):
+					where = "holds"
+				default:
+					continue
+				}
+				return fmt.Errorf("%w: backup directory %s %s instance %s's directory %s: the instance's next backup would copy it and destroying the instance would remove it; back up to a directory outside every instance's",
+					input.ErrInvalid, dir, where, st.Name, d)
+			}
+		}
+	}
+	return nil
+}
+
+// resolved is path with the symbolic links of its deepest existing ancestor resolved.
+func resolved(path string) string {
+	path = filepath.Clean(path)
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if p == filepath.Dir(p) {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// within tells whether path is dir or lies inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // ExternalBackuper is a Server that can also back up a server storbench does not
@@ -178,17 +256,37 @@ func RemoveBackup(dir, name string) error {
 	return err
 }
 
-// Restore replaces the instance's database with the backup in dir. A physical backup
-// stops the instance, copies the backup beside its files, swaps the copy in once it
-// is complete and starts it again; a logical one is loaded into the running instance
-// (jobs from the backup unless jobs > 0). A physical restore that cannot complete
-// (no room, a failed copy, an interrupt) leaves the instance's data as it was.
+// RestoreOptions say what a restore may replace.
+type RestoreOptions struct {
+	// Jobs are a logical restore's parallel jobs (0: the backup's).
+	Jobs int
+	// OtherInstance allows a backup of another instance than the one restored (a
+	// study's consolidation gives each instance its target's base image); otherwise
+	// that is refused, naming whose backup it is.
+	OtherInstance bool
+	// Force restores even while a live process holds a lease on the instance (a
+	// build, run or backup): it loses its server or its database.
+	Force bool
+}
+
+// Restore is RestoreWith: the instance's own backup, refused while it is in use.
 func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Transfer, error) {
+	return r.RestoreWith(ctx, name, dir, RestoreOptions{Jobs: jobs})
+}
+
+// RestoreWith replaces the instance's database with the backup in dir. A physical
+// backup stops the instance, copies the backup beside its files, swaps the copy in
+// once it is complete and starts it again; a logical one is loaded into the running
+// instance. A physical restore that cannot complete (no room, a failed copy, an
+// interrupt) leaves the instance's data as it was. The restore holds a lease on the
+// instance.
+func (r Registry) RestoreWith(ctx context.Context, name, dir string, opts RestoreOptions) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
 		return Transfer{}, err
 	}
-	if err := checkMarker(dir); err != nil {
+	m, err := checkMarker(dir)
+	if err != nil {
 		return Transfer{}, err
 	}
 	var rec record
@@ -205,6 +303,22 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 	if rec.Engine != st.Engine {
 		return Transfer{}, fmt.Errorf("%w: %s is a backup of a %s instance; instance %s is %s", input.ErrInvalid, dir, rec.Engine, name, st.Engine)
 	}
+	if m.Instance != name && !opts.OtherInstance {
+		taken, _ := backupTaken(dir)
+		return Transfer{}, fmt.Errorf("%w: %s is a backup of instance %s (taken %s), not of %s: restoring it replaces %s's database with %s's; add --force to do so",
+			input.ErrInvalid, dir, m.Instance, taken.Format("2006-01-02 15:04:05"), name, name, m.Instance)
+	}
+	lease, err := r.takeLease(ctx, st, "storbench restore", opts.Force)
+	if err != nil {
+		return Transfer{}, err
+	}
+	defer lease.Release()
+	return r.restore(ctx, st, dir, rec, opts.Jobs)
+}
+
+// restore restores the backup in dir, made as rec says, into st's instance.
+func (r Registry) restore(ctx context.Context, st *State, dir string, rec record, jobs int) (Transfer, error) {
+	name := st.Name
 	how := rec.BackupMethod
 	if jobs > 0 {
 		how.Jobs = jobs
@@ -233,7 +347,7 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 		return Transfer{}, err
 	}
 	running := srv.PID(st) != 0
-	if _, err := r.Stop(ctx, name); err != nil {
+	if _, err := r.stop(ctx, name); err != nil {
 		return Transfer{}, err
 	}
 	copied := false

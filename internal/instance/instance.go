@@ -8,7 +8,6 @@ package instance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,6 +58,11 @@ type State struct {
 	// removes nothing in a directory that is no longer the one storbench prepared.
 	// Absent in states recorded before: then only the markers' are checked (see release).
 	Dirs map[string]DirID `json:"dirs,omitempty"`
+	// Condition is "" for a usable record, else Incomplete or Damaged (see record):
+	// such an instance is listed and can be destroyed, nothing else; Problem says what
+	// is wrong with a damaged one.
+	Condition string `json:"-"`
+	Problem   string `json:"-"`
 }
 
 // dsner is a Server whose DSN is not PostgreSQL's.
@@ -164,20 +168,17 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 
 func (r Registry) file(name string) string { return filepath.Join(r.Dir, name+".json") }
 
-// Load reads an instance's state.
+// Load reads a usable instance's state; an incomplete or damaged one is refused,
+// naming destroy.
 func (r Registry) Load(name string) (*State, error) {
-	b, err := os.ReadFile(r.file(name))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no instance named %q (storbench instance list shows them)", input.ErrInvalid, name)
-	}
+	st, err := r.record(name)
 	if err != nil {
 		return nil, err
 	}
-	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("instance %s: state file %s: %w", name, r.file(name), err)
+	if why := st.Unusable(); why != "" {
+		return nil, fmt.Errorf("%w: %s", input.ErrInvalid, why)
 	}
-	return &st, nil
+	return st, nil
 }
 
 func (r Registry) save(st *State) error {
@@ -189,34 +190,21 @@ func (r Registry) save(st *State) error {
 		return err
 	}
 	// 0600: the state may hold the DSN's password.
-	tmp := r.file(st.Name) + ".tmp"
-	_ = os.Remove(tmp) // WriteFile would keep a leftover's mode
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, r.file(st.Name))
+	return writeDurable(r.file(st.Name), append(b, '\n'), 0o600)
 }
 
-// List returns every recorded instance, by name.
+// List returns every instance the registry holds, by name: an incomplete or damaged
+// one too (its Condition says so), so that one bad record hides nothing else.
 func (r Registry) List() ([]*State, error) {
-	entries, err := os.ReadDir(r.Dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	names, err := r.names()
 	if err != nil {
 		return nil, err
 	}
 	var out []*State
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
-			continue
+	for _, name := range names {
+		if st, err := r.record(name); err == nil { // else destroyed meanwhile
+			out = append(out, st)
 		}
-		st, err := r.Load(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -53,9 +53,10 @@ func (r Registry) lock(ctx context.Context) (unlock func(), err error) {
 	}
 }
 
-// Lease marks an instance as used by this process (a build or run against it) until
-// Release, so that destroy refuses it; it also remembers the OOM kills its cgroup had
-// when the lease began. A nil Lease (no managed instance) does nothing.
+// Lease marks an instance as used by this process (a build, run or backup of it, a
+// restore) until Release, so that destroy, stop and restore refuse it; it also
+// remembers the OOM kills its cgroup had when the lease began. A nil Lease (no
+// managed instance) does nothing.
 type Lease struct {
 	st      *State
 	file    *os.File
@@ -93,6 +94,27 @@ func (r Registry) Use(ctx context.Context, dsn dburl.URL, what string) (*Lease, 
 	if st == nil || err != nil {
 		return nil, err
 	}
+	return r.lease(st, what)
+}
+
+// takeLease takes a lease on st's instance for what, e.g. "storbench backup" (see
+// Use); unless force, it refuses while a live process holds one.
+func (r Registry) takeLease(ctx context.Context, st *State, what string, force bool) (*Lease, error) {
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if !force {
+		if err := r.inUse(st.Name); err != nil {
+			return nil, err
+		}
+	}
+	return r.lease(st, what)
+}
+
+// lease takes a lease on st for what; the registry's lock is held.
+func (r Registry) lease(st *State, what string) (*Lease, error) {
 	dir := r.leaseDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lease instance %s: %w", st.Name, err)
@@ -147,6 +169,9 @@ func (r Registry) Serving(dsn dburl.URL) (*State, error) {
 		return nil, err
 	}
 	for _, st := range all {
+		if st.Condition != "" {
+			continue // no server storbench can tell
+		}
 		own, err := dburl.Parse(st.DSN())
 		if err == nil && own.Parts().Port() == u.Port() && engine.SameEngine(own.Scheme(), u.Scheme) {
 			return st, nil
@@ -156,7 +181,8 @@ func (r Registry) Serving(dsn dburl.URL) (*State, error) {
 }
 
 // inUse refuses, naming the holder, while a live process holds a lease on the
-// instance; the leases of dead processes are removed.
+// instance (this one too, through another lease); the leases of dead processes are
+// removed.
 func (r Registry) inUse(name string) error {
 	files, err := filepath.Glob(filepath.Join(r.leaseDir(), name+".*"+leaseSuffix))
 	if err != nil {

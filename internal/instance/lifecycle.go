@@ -7,9 +7,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/storbench/storbench/internal/input"
 )
@@ -48,11 +50,18 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	if err := checkPort(spec.Port); err != nil {
 		return nil, nil, err
 	}
-	for _, dir := range []string{spec.Path, spec.WALPath} {
-		if dir == "" {
+	for _, p := range []struct {
+		flag string
+		dir  *string
+	}{{"--path", &spec.Path}, {"--wal-path", &spec.WALPath}} {
+		if *p.dir == "" {
 			continue
 		}
-		if _, err := claimable(dir); err != nil {
+		if err := checkPathText(p.flag, *p.dir); err != nil {
+			return nil, nil, err
+		}
+		*p.dir = filepath.Clean(*p.dir)
+		if _, err := claimable(*p.dir); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -63,7 +72,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		return nil, nil, err
 	}
 	defer unlock()
-	if _, err := r.Load(spec.Name); err == nil {
+	if r.Recorded(spec.Name) {
 		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", input.ErrInvalid, spec.Name, spec.Name)
 	}
 	if spec.Port != 0 {
@@ -77,13 +86,20 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 			}
 		}
 	}
+	st := &State{Spec: spec, CreatedAt: time.Now().UTC(), Dirs: map[string]DirID{}}
+	// Claimed before anything exists on disk: a create killed from here on leaves an
+	// instance that list shows as incomplete and destroy removes.
+	if err := r.writeClaim(st); err != nil {
+		r.unclaim(spec.Name)
+		return nil, nil, fmt.Errorf("record instance %s: %w", spec.Name, err)
+	}
 	var warnings []string
 	claimed := []string{}
-	ids := map[string]DirID{}
 	undo := func() {
 		for _, d := range claimed {
 			_, _ = release(d, spec.Name, nil)
 		}
+		r.unclaim(spec.Name)
 	}
 	for _, dir := range []string{spec.Path, spec.WALPath} {
 		if dir == "" {
@@ -95,7 +111,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 			return nil, nil, err
 		}
 		claimed = append(claimed, dir)
-		ids[dir] = id
+		st.Dirs[dir] = id
 		if w != "" {
 			warnings = append(warnings, w)
 		}
@@ -112,17 +128,34 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		undo()
 		return nil, nil, fmt.Errorf("%w: --sync needs --replica-of", input.ErrInvalid)
 	}
-	st := &State{Spec: spec, CreatedAt: time.Now().UTC(), Dirs: ids}
 	if err := srv.Init(ctx, st, primary); err != nil {
 		undo()
 		return nil, nil, fmt.Errorf("create instance %s: %w", spec.Name, err)
 	}
-
+	// Its binaries and directories' identities: what stops and destroys it should its
+	// state file be damaged.
+	if err := r.writeClaim(st); err != nil {
+		undo()
+		return nil, nil, err
+	}
 	if err := r.save(st); err != nil {
 		undo()
 		return nil, nil, err
 	}
 	return st, warnings, nil
+}
+
+// checkPathText refuses a directory named by flag that is relative (its meaning
+// would depend on where storbench runs) or holds a control character (a newline, a
+// tab: the server's tools would fail on it, with their whole output as the message).
+func checkPathText(flag, dir string) error {
+	if strings.ContainsFunc(dir, unicode.IsControl) {
+		return fmt.Errorf("%w: %s %q holds a control character: name a directory without newlines, tabs or other control characters", input.ErrInvalid, flag, dir)
+	}
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("%w: %s %s is not an absolute path: give the whole path, e.g. /mnt/nvme0/pg", input.ErrInvalid, flag, dir)
+	}
+	return nil
 }
 
 // primary returns the running instance a standby is created from.
@@ -223,21 +256,62 @@ func (r Registry) start(ctx context.Context, name, keepLog string) (*State, erro
 }
 
 // Stop stops the instance's server (open sessions are ended) and removes its cgroup.
+// It refuses while a live process holds a lease on the instance (a build, run or
+// backup, a restore; see Use): that process would lose its server.
 func (r Registry) Stop(ctx context.Context, name string) (*State, error) {
+	return r.stopChecked(ctx, name, false)
+}
+
+// ForceStop is Stop even while the instance is in use: the users lose their server.
+func (r Registry) ForceStop(ctx context.Context, name string) (*State, error) {
+	return r.stopChecked(ctx, name, true)
+}
+
+func (r Registry) stopChecked(ctx context.Context, name string, force bool) (*State, error) {
+	if _, err := r.Load(name); err != nil {
+		return nil, err
+	}
+	// Under the registry's lock, which Use takes too: no lease can be taken between
+	// the check and the server's stop.
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if !force {
+		if err := r.inUse(name); err != nil {
+			return nil, err
+		}
+	}
+	return r.stop(ctx, name)
+}
+
+// stop is Stop without looking at leases: its caller did, or holds one itself.
+func (r Registry) stop(ctx context.Context, name string) (*State, error) {
 	st, err := r.Load(name)
 	if err != nil {
 		return nil, err
 	}
-	if servers[st.Engine].PID(st) != 0 {
-		if err := servers[st.Engine].Stop(ctx, st); err != nil {
-			return nil, fmt.Errorf("stop instance %s: %w", name, err)
-		}
-	}
-	if err := releaseLimits(st); err != nil {
-		return nil, fmt.Errorf("stop instance %s: remove its cgroup: %w", name, err)
+	if err := halt(ctx, st); err != nil {
+		return nil, err
 	}
 	st.Cgroup = ""
 	return st, r.save(st)
+}
+
+// halt stops st's server when it runs (its pid file names a process that is that
+// server, see Server.PID) and removes its cgroup.
+func halt(ctx context.Context, st *State) error {
+	srv := servers[st.Engine]
+	if srv.PID(st) != 0 {
+		if err := srv.Stop(ctx, st); err != nil {
+			return fmt.Errorf("stop instance %s: %w", st.Name, err)
+		}
+	}
+	if err := releaseLimits(st); err != nil {
+		return fmt.Errorf("stop instance %s: remove its cgroup: %w", st.Name, err)
+	}
+	return nil
 }
 
 // Status is an instance's state and whether its server runs.
@@ -271,6 +345,15 @@ func (r Registry) Destroy(ctx context.Context, name string) error {
 	return err
 }
 
+// DestroyLeft destroys the named instance if the registry holds one, usable or not:
+// what a killed run of the owner left (a study's, whose instances are its own).
+func (r Registry) DestroyLeft(ctx context.Context, name string) error {
+	if !r.Recorded(name) {
+		return nil
+	}
+	return r.Destroy(ctx, name)
+}
+
 // ForceDestroy is Destroy even while the instance is in use: the users lose their
 // server.
 func (r Registry) ForceDestroy(ctx context.Context, name string) error {
@@ -280,10 +363,24 @@ func (r Registry) ForceDestroy(ctx context.Context, name string) error {
 
 // DestroyKept is Destroy (ForceDestroy with force), saying in one line for each
 // directory storbench created but kept why it stays (it holds files storbench did
-// not create).
+// not create), or, with force, what it left where a directory was not there.
+//
+// An incomplete or damaged instance (see record) is destroyed from its claim: its
+// server is stopped by the pid in its directory's pid file (the engine checks that
+// the process is that server) and its cgroup removed by name. A directory of the
+// instance that is not there (a disk not mounted) or holds no marker is refused,
+// naming it, before anything changes; with force the record goes and the line says
+// what was left.
 func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kept []string, err error) {
-	if _, err := r.Load(name); err != nil {
+	st, err := r.record(name)
+	if err != nil {
 		return nil, err
+	}
+	absent := absentDirs(st)
+	if !force {
+		if err := checkFound(st, absent); err != nil {
+			return nil, err
+		}
 	}
 	// Under the registry's lock, which Use takes too: no lease can be taken between
 	// the check and the server's stop.
@@ -297,9 +394,21 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 			return nil, err
 		}
 	}
-	st, err := r.Stop(ctx, name)
-	if err != nil {
-		return nil, err
+	if st.Condition != "" {
+		st.Cgroup = r.cgroupName(name) // its record of it may be lost
+	}
+	// A record that cannot be read whole is trusted with a server only where the
+	// directory's marker names this instance.
+	if st.Condition == "" || markedFor(st.Path, name) {
+		if err := halt(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if st.Condition == "" {
+		st.Cgroup = ""
+		if err := r.save(st); err != nil {
+			return nil, err
+		}
 	}
 	// A synchronous standby's primary would wait for it forever.
 	if st.Sync {
@@ -309,10 +418,19 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 			}
 		}
 	}
+	if st.Path == "" {
+		kept = append(kept, fmt.Sprintf("instance %s's directories and server, which storbench could not find, are left as they are", name))
+	}
+	for _, a := range absent {
+		kept = append(kept, fmt.Sprintf("%s %s: whatever instance %s has there is left; remove it by hand once it is back", a.dir, a.why, name))
+	}
 	var errs []error
 	for _, dir := range []string{st.Path, st.WALPath} {
-		if dir == "" {
+		if dir == "" || slices.ContainsFunc(absent, func(a absence) bool { return a.dir == dir }) {
 			continue
+		}
+		if st.Condition == Incomplete && !Claimed(dir) {
+			continue // its create had not marked it: nothing in it is storbench's
 		}
 		var want *DirID
 		if id, ok := st.Dirs[dir]; ok {
@@ -327,7 +445,51 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 	if err := errors.Join(errs...); err != nil {
 		return kept, err
 	}
-	return kept, removeFile(r.file(name))
+	if err := removeFile(r.file(name)); err != nil {
+		return kept, err
+	}
+	return kept, removeFile(r.claimFile(name)) // last: until then destroy can be run again
+}
+
+// checkFound refuses to destroy an instance whose directories storbench cannot
+// find (its record lost them, or they are absent): the record is all that still
+// points at its data.
+func checkFound(st *State, absent []absence) error {
+	if st.Path == "" {
+		return fmt.Errorf("%w: instance %s is damaged (%s): storbench cannot find its directories or stop its server: do both by hand, then add --force to forget it", input.ErrInvalid, st.Name, st.Problem)
+	}
+	if len(absent) == 0 {
+		return nil
+	}
+	var why []string
+	for _, a := range absent {
+		why = append(why, a.dir+" "+a.why)
+	}
+	return fmt.Errorf("%w: instance %s: %s: mount its disk and destroy again, or add --force to forget the instance and leave its files there", input.ErrInvalid, st.Name, strings.Join(why, "; "))
+}
+
+// absence is a directory of an instance that is not as storbench left it, and how.
+type absence struct{ dir, why string }
+
+// absentDirs are the instance's directories that are not there or hold no storbench
+// marker: most often a disk not mounted, whose data the instance's record must not be
+// forgotten for. An incomplete instance may not have made them yet: none is absent.
+func absentDirs(st *State) []absence {
+	if st.Condition == Incomplete {
+		return nil
+	}
+	var out []absence
+	for _, dir := range []string{st.Path, st.WALPath} {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(dir); err != nil {
+			out = append(out, absence{dir, "is not there (is its disk mounted?)"})
+		} else if !Claimed(dir) {
+			out = append(out, absence{dir, "holds no storbench marker (is its disk mounted?)"})
+		}
+	}
+	return out
 }
 
 // copyFile copies the file from to to (replaced).

@@ -144,14 +144,20 @@ func claim(dir, instance string) (id DirID, warning string, err error) {
 	return id, warning, nil
 }
 
-// checkMarker refuses a directory storbench did not prepare: one without its marker,
-// or whose marker was copied there from another directory.
-func checkMarker(dir string) error {
+// checkMarker returns the marker of a directory storbench prepared; it refuses one
+// without its marker, or whose marker was copied there from another directory.
+func checkMarker(dir string) (marker, error) {
 	m, err := readMarker(dir)
 	if err != nil {
-		return fmt.Errorf("%w: %s is not a storbench backup (no readable %s marker)", input.ErrInvalid, dir, markerFile)
+		return m, fmt.Errorf("%w: %s is not a storbench backup (no readable %s marker)", input.ErrInvalid, dir, markerFile)
 	}
-	return checkIdentity(dir, m, nil)
+	return m, checkIdentity(dir, m, nil)
+}
+
+// markedFor tells whether dir holds storbench's marker for the named instance.
+func markedFor(dir, instance string) bool {
+	m, err := readMarker(dir)
+	return err == nil && m.Instance == instance
 }
 
 func readMarker(dir string) (marker, error) {

@@ -130,7 +130,7 @@ func TestReleaseKeepsWhatStorbenchDidNotMake(t *testing.T) {
 	if err := RemoveBackup(other, "a"); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "copied") {
 		t.Errorf("RemoveBackup of a directory with a copied marker: %v", err)
 	}
-	if err := checkMarker(other); !errors.Is(err, input.ErrInvalid) {
+	if _, err := checkMarker(other); !errors.Is(err, input.ErrInvalid) {
 		t.Errorf("checkMarker of a directory with a copied marker: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(other, "base", "precious")); err != nil {

@@ -94,6 +94,10 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 		if len(e.InstanceCPUs) > 0 {
 			spec.CPUs = e.InstanceCPUs[i%len(e.InstanceCPUs)]
 		}
+		// A run killed during this step left its instances (running): the study's own.
+		if err := t.reg.DestroyLeft(ctx, name); err != nil {
+			return fmt.Errorf("instance %d of %d: %w", i+1, e.Instances, err)
+		}
 		st, _, err := t.reg.Create(ctx, spec)
 		if err != nil {
 			return fmt.Errorf("instance %d of %d: %w", i+1, e.Instances, err)
@@ -103,7 +107,7 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 		if st, err = t.reg.Start(ctx, name); err != nil {
 			return err
 		}
-		if _, err := t.reg.Restore(ctx, name, r.store.BaseDir(t.name), 0); err != nil {
+		if _, err := t.reg.RestoreWith(ctx, name, r.store.BaseDir(t.name), instance.RestoreOptions{OtherInstance: true}); err != nil {
 			return fmt.Errorf("instance %s: copy of the base image: %w", name, err)
 		}
 		dsns[i] = st.DSN()
@@ -185,6 +189,10 @@ func (r *runner) noisyBackups(ctx context.Context, t *target, name string, n *No
 		dir := r.store.ScratchDir(fmt.Sprintf("%s-noisy-%d", name, k))
 		if n.Path != "" {
 			dir = filepath.Join(n.Path, fmt.Sprintf("%s-noisy-%d", name, k))
+		}
+		// A killed run's backup of this cycle, left half made, is the study's own.
+		if err := instance.RemoveBackup(dir, name); err != nil {
+			return instance.Transfer{}, err
 		}
 		tr, err := t.reg.Backup(ctx, name, dir, how)
 		if err == nil {

@@ -81,6 +81,10 @@ func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *S
 	if note := sameFilesystem(t.spec.Path, dir); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
+	// A killed run's backup of this cycle, left half made, is the study's own.
+	if err := instance.RemoveBackup(dir, t.name); err != nil {
+		return err
+	}
 	defer func() {
 		if err := instance.RemoveBackup(dir, t.name); err != nil {
 			res.Notes = append(res.Notes, "removing the cycle's backup: "+err.Error())

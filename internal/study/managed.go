@@ -239,19 +239,17 @@ func instanceName(target, store string) string {
 }
 
 // resume takes over the instance an interrupted run left, if it is what the study
-// file asks for and starts; otherwise it is destroyed (it is the study's own) and a
-// new one is made. A standby left behind is removed.
+// file asks for and starts; otherwise it is destroyed (it is the study's own, maybe
+// left incomplete by a kill) and a new one is made. A standby left behind is removed.
 func (t *target) resume(ctx context.Context) error {
-	if _, err := t.reg.Load(t.name + "-replica"); err == nil {
-		if err := t.reg.Destroy(ctx, t.name+"-replica"); err != nil {
-			return err
-		}
+	if err := t.reg.DestroyLeft(ctx, t.name+"-replica"); err != nil {
+		return err
 	}
-	st, err := t.reg.Load(t.name)
-	if err != nil {
+	if !t.reg.Recorded(t.name) {
 		return nil
 	}
-	same := st.Path == t.spec.Path && st.WALPath == t.spec.WALPath && st.Engine == t.spec.Engine &&
+	st, err := t.reg.Load(t.name)
+	same := err == nil && st.Path == t.spec.Path && st.WALPath == t.spec.WALPath && st.Engine == t.spec.Engine &&
 		st.MaxConnections >= driver.ServerConnections(t.maxUsers)
 	if same {
 		// A restore cut short leaves a data directory the server will not start on.

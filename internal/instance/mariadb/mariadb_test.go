@@ -258,7 +258,10 @@ func TestLifecycle(t *testing.T) {
 			if _, _, err := reg.Create(ctx, instance.Spec{Name: "m2", Engine: "mariadb", Path: filepath.Join(base, "inst2"), MaxConnections: 10}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := reg.Restore(ctx, "m2", dir, 0); err != nil {
+			if _, err := reg.Restore(ctx, "m2", dir, 0); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "is a backup of instance m1") {
+				t.Errorf("restore of m1's backup into m2 without leave: %v, want an input error saying whose backup it is", err)
+			}
+			if _, err := reg.RestoreWith(ctx, "m2", dir, instance.RestoreOptions{OtherInstance: true}); err != nil {
 				t.Fatalf("restore m1's backup into m2: %v", err)
 			}
 			st2, _ := reg.Load("m2")

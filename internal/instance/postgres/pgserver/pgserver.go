@@ -182,8 +182,9 @@ func LogOf(dataDir string) string { return filepath.Join(dataDir, "server.log") 
 func (s *Server) PID() int { return PIDOf(s.Dir) }
 
 // PIDOf reads a data directory's postmaster.pid and returns the pid when that process
-// runs and is a postgres server: after a crash the file can name a pid since reused by
-// another program, which must not be taken for the server (or signalled).
+// runs and is the postgres server of that directory (the postmaster works in its data
+// directory): after a crash the file can name a pid since reused by another program,
+// or by another cluster's server, which must not be taken for this one (or signalled).
 func PIDOf(dataDir string) int {
 	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
 	if err != nil {
@@ -191,11 +192,16 @@ func PIDOf(dataDir string) int {
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || syscall.Kill(pid, 0) != nil {
+	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
 		return 0
 	}
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && filepath.Base(exe) != "postgres" {
 		return 0
+	}
+	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil {
+		if own, err := filepath.EvalSymlinks(dataDir); err != nil || cwd != own {
+			return 0
+		}
 	}
 	return pid
 }
