@@ -28,7 +28,7 @@ func instanceCmd() *cobra.Command {
 		Short: "Managed database servers on a storage target: create, start, stop, status, destroy, list",
 	}
 	c.AddCommand(instanceCreateCmd(), instanceStartCmd(), instanceStopCmd(), instanceStatusCmd(),
-		instanceDestroyCmd(), instanceListCmd())
+		instanceDSNCmd(), instanceDestroyCmd(), instanceListCmd())
 	return c
 }
 
@@ -55,7 +55,8 @@ sized by --memory (PostgreSQL: shared_buffers = memory/4, effective_cache_size =
 memory*3/4; MariaDB: innodb_buffer_pool_size = 70% of memory, at most memory - 128MB) and,
 when storbench may use cgroups (root), limited to that memory including the page cache
 and to --cpus; otherwise pinned to --cpus by CPU affinity and the memory limit is
-reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check.
+reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check
+without its password, which storbench instance dsn prints.
 --path must be an empty directory or a new one in an existing directory; storbench marks
 what it creates and destroy removes only that. --engine mariadb puts the redo and binary
 logs in --wal-path; --replica-of is for postgres only.`,
@@ -180,6 +181,18 @@ func instanceStatusCmd() *cobra.Command {
 		func(c *cobra.Command, reg instance.Registry, name string) error { return printStatus(c, reg, name) })
 }
 
+func instanceDSNCmd() *cobra.Command {
+	return namedCmd("dsn", `Print an instance's DSN with its password, for export STORBENCH_DSN="$(storbench instance dsn --name NAME)": --dsn would show it to every user of the machine`,
+		func(c *cobra.Command, reg instance.Registry, name string) error {
+			st, err := reg.Load(name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.OutOrStdout(), st.DSN())
+			return nil
+		})
+}
+
 func instanceDestroyCmd() *cobra.Command {
 	var force bool
 	c := namedCmd("destroy", "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
@@ -203,7 +216,7 @@ func printStatus(c *cobra.Command, reg instance.Registry, name string) error {
 	if err != nil {
 		return err
 	}
-	printInstance(c, st)
+	printInstance(c, reg, st)
 	return nil
 }
 
@@ -299,7 +312,7 @@ func orDash(s string) string {
 	return s
 }
 
-func printInstance(c *cobra.Command, s instance.Status) {
+func printInstance(c *cobra.Command, reg instance.Registry, s instance.Status) {
 	out := c.OutOrStdout()
 	st := s.State
 	fmt.Fprintf(out, "instance %s (%s, %s): %s\n", st.Name, st.Engine, st.Version, runState(s.PID))
@@ -318,7 +331,12 @@ func printInstance(c *cobra.Command, s instance.Status) {
 	if s.Enforced != "" {
 		fmt.Fprintf(out, "  in force: %s\n", s.Enforced)
 	}
-	fmt.Fprintf(out, "  dsn: %s\n", st.DSN())
+	fmt.Fprintf(out, "  dsn: %s\n", dburl.Redact(st.DSN()))
+	if st.Password == "" {
+		fmt.Fprintf(out, "  password: NONE: an earlier storbench created this instance, which lets every user of this machine in until it starts again (storbench instance stop --name %s, then start)\n", st.Name)
+		return
+	}
+	fmt.Fprintf(out, "  password: in %s, which only its owner may read (storbench instance dsn --name %s prints the DSN with it)\n", reg.StateFile(st.Name), st.Name)
 }
 
 // transferArgs are the flags backup and restore share.

@@ -724,7 +724,7 @@ func lastLines(s string, n int) string {
 // run runs prog as the server's user with stdin (nil: none) and returns its output; an
 // error carries the output's last lines. It is stopped with ctx and with storbench.
 func (s *Server) run(ctx context.Context, stdin io.Reader, prog string, args ...string) (string, error) {
-	out, err := localserver.Run(ctx, s.cred, stdin, prog, args...)
+	out, err := localserver.Run(ctx, s.cred, nil, stdin, prog, args...)
 	if err != nil {
 		return out, fmt.Errorf("%w: %s", err, lastLines(out, 15))
 	}
