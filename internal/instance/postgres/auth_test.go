@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 )
 
@@ -69,25 +71,13 @@ func TestOtherUsersRefused(t *testing.T) {
 	if _, err := reg.Stop(ctx, "auth-a"); err != nil {
 		t.Fatal(err)
 	}
-	state := reg.StateFile("auth-a")
-	var raw map[string]any
-	b, err := os.ReadFile(state)
-	if err == nil {
-		err = json.Unmarshal(b, &raw)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	delete(raw, "password")
-	b, _ = json.Marshal(raw)
-	if err := os.WriteFile(state, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	forgetPassword(t, reg, "auth-a")
 	trust := "local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n"
 	if err := os.WriteFile(filepath.Join(a.Path, "data", "pg_hba.conf"), []byte(trust), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	old := a.Password
+	var err error
 	if a, err = reg.Start(ctx, "auth-a"); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +101,65 @@ func TestOtherUsersRefused(t *testing.T) {
 	}
 	query(t, b2.DSN(), "SELECT 1")
 	refused("another instance's backup restored", b2, a.Password)
+}
+
+// TestEarlierStandbyRefused: a standby an earlier storbench made (no password; it
+// cannot take one, its roles are its primary's) is refused at start with how to
+// replace it, and a primary of that kind gets no new standby before it has a password.
+func TestEarlierStandbyRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers")
+	}
+	ctx := context.Background()
+	reg := registry(t)
+	base := t.TempDir()
+	if _, _, err := reg.Create(ctx, instance.Spec{Name: "p2", Engine: "postgres", Path: filepath.Join(base, "p"), MaxConnections: 20}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Destroy(context.Background(), "p2") })
+	if _, err := reg.Start(ctx, "p2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reg.Create(ctx, instance.Spec{Name: "r2", Engine: "postgres", Path: filepath.Join(base, "r"), MaxConnections: 20, ReplicaOf: "p2"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Destroy(context.Background(), "r2") })
+	forgetPassword(t, reg, "r2")
+	_, err := reg.Start(ctx, "r2")
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "storbench instance destroy --name r2") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("start of a standby without a password: %v; want one line of bad input saying to destroy it", err)
+	}
+	forgetPassword(t, reg, "p2")
+	_, _, err = reg.Create(ctx, instance.Spec{Name: "r3", Engine: "postgres", Path: filepath.Join(base, "r3"), MaxConnections: 20, ReplicaOf: "p2"})
+	if err == nil {
+		_ = reg.Destroy(ctx, "r3")
+	}
+	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "storbench instance stop --name p2, then start") {
+		t.Errorf("a standby of a primary without a password: %v; want bad input saying to start the primary again", err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "r3")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused standby left %s: %v", filepath.Join(base, "r3"), err)
+	}
+}
+
+// forgetPassword makes the named instance's state one an earlier storbench wrote: no
+// password.
+func forgetPassword(t *testing.T, reg instance.Registry, name string) {
+	t.Helper()
+	state := reg.StateFile(name)
+	var raw map[string]any
+	b, err := os.ReadFile(state)
+	if err == nil {
+		err = json.Unmarshal(b, &raw)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(raw, "password")
+	b, _ = json.Marshal(raw)
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // psqlAsNobody runs psql as the user nobody against the instance's database over
