@@ -25,7 +25,7 @@ import (
 func instanceCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "instance",
-		Short: "Managed database servers on a storage target: create, start, stop, status, destroy, list",
+		Short: "Managed database servers on a storage target: create, start, stop, status, dsn, destroy, list",
 	}
 	c.AddCommand(instanceCreateCmd(), instanceStartCmd(), instanceStopCmd(), instanceStatusCmd(),
 		instanceDSNCmd(), instanceDestroyCmd(), instanceListCmd())
@@ -182,7 +182,7 @@ func instanceStatusCmd() *cobra.Command {
 }
 
 func instanceDSNCmd() *cobra.Command {
-	return namedCmd("dsn", `Print an instance's DSN with its password, for export STORBENCH_DSN="$(storbench instance dsn --name NAME)": --dsn would show it to every user of the machine`,
+	c := namedCmd("dsn", "Print an instance's DSN with its password (for $STORBENCH_DSN)",
 		func(c *cobra.Command, reg instance.Registry, name string) error {
 			st, err := reg.Load(name)
 			if err != nil {
@@ -191,6 +191,12 @@ func instanceDSNCmd() *cobra.Command {
 			fmt.Fprintln(c.OutOrStdout(), st.DSN())
 			return nil
 		})
+	c.Long = `Print an instance's DSN with its password, which is kept in the instance's state file
+(only its owner may read it), for
+  export STORBENCH_DSN="$(storbench instance dsn --name NAME)"
+after which build, run and check need no --dsn: a password in --dsn is on storbench's
+command line, which every user of the machine may read.`
+	return c
 }
 
 func instanceDestroyCmd() *cobra.Command {

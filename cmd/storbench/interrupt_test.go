@@ -372,12 +372,7 @@ func TestInterruptBackup(t *testing.T) {
 		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "intr") })
-	var dsn string
-	for _, f := range strings.Fields(out) {
-		if strings.HasPrefix(f, "postgres://") {
-			dsn = f
-		}
-	}
+	dsn := instanceDSN(t, "intr")
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "4"); code != 0 {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}
