@@ -24,14 +24,17 @@ go build -o "$SB" ./cmd/storbench
 
 "$SB" instance create --path "$work/pg" --name "$name" --memory "$memory" >"$work/create.out"
 grep -i "limit" "$work/create.out" || true
-dsn=$(awk '/dsn:/ {print $2}' "$work/create.out")
+# The DSN with its password, in the environment rather than on command lines.
+STORBENCH_DSN=$("$SB" instance dsn --name "$name")
+export STORBENCH_DSN
 echo "== machine: $(nproc) CPUs, $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo); instance --memory $memory on $(df --output=source,fstype "$work" | tail -1)"
-"$SB" build --dsn "$dsn" --warehouses "$warehouses" | tail -1
-size=$(psql "$dsn" -Atc "SELECT pg_size_pretty(pg_database_size(current_database()))")
+"$SB" build --warehouses "$warehouses" | tail -1
+pw=${STORBENCH_DSN#*://postgres:}
+size=$(PGPASSWORD=${pw%%@*} psql "postgres://postgres@${STORBENCH_DSN#*@}" -Atc "SELECT pg_size_pretty(pg_database_size(current_database()))")
 echo "== database $size, $users users, procedures mode, ramp ${ramp}s, timed ${duration}s"
 
 for inputs in spec hammerdb; do
-  "$SB" run --dsn "$dsn" --users "$users" --ramp "${ramp}s" --duration "${duration}s" \
+  "$SB" run --users "$users" --ramp "${ramp}s" --duration "${duration}s" \
     --inputs "$inputs" --io-latency off --json "$work/run.$inputs.json" >"$work/out.$inputs"
 done
 

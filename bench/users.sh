@@ -21,9 +21,11 @@ go build -o "$SB" ./cmd/storbench
 
 # 1000 users plus the run's own connections (counters, metrics) and a margin.
 "$SB" instance create --path "$work/pg" --name users --max-connections 1020 >"$work/create.out"
-dsn=$(awk '/dsn:/ {print $2}' "$work/create.out")
+# The DSN with its password, in the environment rather than on command lines.
+STORBENCH_DSN=$("$SB" instance dsn --name users)
+export STORBENCH_DSN
 echo "== machine: $(nproc) CPUs, $(awk '/MemTotal/{printf "%.0f GB", $2/1048576}' /proc/meminfo); instance on $(df --output=source,fstype "$work" | tail -1)"
-"$SB" build --dsn "$dsn" --warehouses "$warehouses" | tail -1
+"$SB" build --warehouses "$warehouses" | tail -1
 
 # The maximum RSS: GNU time's, else the kernel's rusage of the child read by a wrapper.
 if /usr/bin/time -v true >/dev/null 2>&1; then
@@ -61,7 +63,7 @@ PY
 
 echo "== storbench run, procedures mode, ramp ${ramp}s, timed ${duration}s, $warehouses warehouses"
 for users in 100 1000; do
-  measure "$work/rusage.$users" "$SB" run --dsn "$dsn" --users "$users" --ramp "${ramp}s" --duration "${duration}s" \
+  measure "$work/rusage.$users" "$SB" run --users "$users" --ramp "${ramp}s" --duration "${duration}s" \
     --io-latency off --json "$work/run.$users.json" | stamp >"$work/out.$users"
   report "$users" "$work/run.$users.json" "$work/out.$users" "$work/rusage.$users"
 done

@@ -39,13 +39,7 @@ func managedInstance(t *testing.T, path, name string, flags ...string) string {
 			t.Errorf("instance destroy: exit %d\n%s%s", code, out, errOut)
 		}
 	})
-	for _, line := range strings.Split(out, "\n") {
-		if i := strings.Index(line, "postgres://"); i >= 0 {
-			return strings.Fields(line[i:])[0]
-		}
-	}
-	t.Fatalf("no DSN in:\n%s", out)
-	return ""
+	return instanceDSN(t, name)
 }
 
 // TestDiskFull: a build that fills its storage stops with one line naming the

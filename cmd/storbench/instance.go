@@ -26,10 +26,10 @@ import (
 func instanceCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "instance",
-		Short: "Managed database servers on a storage target: create, start, stop, status, destroy, list",
+		Short: "Managed database servers on a storage target: create, start, stop, status, dsn, destroy, list",
 	}
 	c.AddCommand(instanceCreateCmd(), instanceStartCmd(), instanceStopCmd(), instanceStatusCmd(),
-		instanceDestroyCmd(), instanceListCmd())
+		instanceDSNCmd(), instanceDestroyCmd(), instanceListCmd())
 	return c
 }
 
@@ -56,7 +56,8 @@ sized by --memory (PostgreSQL: shared_buffers = memory/4, effective_cache_size =
 memory*3/4; MariaDB: innodb_buffer_pool_size = 70% of memory, at most memory - 128MB) and,
 when storbench may use cgroups (root), limited to that memory including the page cache
 and to --cpus; otherwise pinned to --cpus by CPU affinity and the memory limit is
-reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check.
+reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check
+without its password, which storbench instance dsn prints.
 --path must be an empty directory or a new one in an existing directory; storbench marks
 what it creates and destroy removes only that. --engine mariadb puts the redo and binary
 logs in --wal-path; --replica-of is for postgres only.`,
@@ -179,6 +180,24 @@ func instanceStatusCmd() *cobra.Command {
 		func(c *cobra.Command, reg instance.Registry, name string) error { return printStatus(c, reg, name) })
 }
 
+func instanceDSNCmd() *cobra.Command {
+	c := namedCmd("dsn", "Print an instance's DSN with its password (for $STORBENCH_DSN)",
+		func(c *cobra.Command, reg instance.Registry, name string) error {
+			st, err := reg.Load(name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.OutOrStdout(), st.DSN())
+			return nil
+		})
+	c.Long = `Print an instance's DSN with its password, which is kept in the instance's state file
+(only its owner may read it), for
+  export STORBENCH_DSN="$(storbench instance dsn --name NAME)"
+after which build, run and check need no --dsn: a password in --dsn is on storbench's
+command line, which every user of the machine may read.`
+	return c
+}
+
 func instanceDestroyCmd() *cobra.Command {
 	var force bool
 	c := namedCmd("destroy", "Stop an instance and remove what storbench created for it (only directories carrying its marker)",
@@ -202,7 +221,7 @@ func printStatus(c *cobra.Command, reg instance.Registry, name string) error {
 	if err != nil {
 		return err
 	}
-	printInstance(c, st)
+	printInstance(c, reg, st)
 	return nil
 }
 
@@ -318,7 +337,7 @@ func orDash(s string) string {
 	return s
 }
 
-func printInstance(c *cobra.Command, s instance.Status) {
+func printInstance(c *cobra.Command, reg instance.Registry, s instance.Status) {
 	out := c.OutOrStdout()
 	st := s.State
 	fmt.Fprintf(out, "instance %s (%s, %s): %s\n", st.Name, st.Engine, st.Version, runState(s.PID))
@@ -337,7 +356,12 @@ func printInstance(c *cobra.Command, s instance.Status) {
 	if s.Enforced != "" {
 		fmt.Fprintf(out, "  in force: %s\n", s.Enforced)
 	}
-	fmt.Fprintf(out, "  dsn: %s\n", st.DSN())
+	fmt.Fprintf(out, "  dsn: %s\n", dburl.Redact(st.DSN()))
+	if st.Password == "" {
+		fmt.Fprintf(out, "  password: NONE: an earlier storbench created this instance, which lets every user of this machine in until it starts again (storbench instance stop --name %s, then start)\n", st.Name)
+		return
+	}
+	fmt.Fprintf(out, "  password: in %s, which only its owner may read (storbench instance dsn --name %s prints the DSN with it)\n", reg.StateFile(st.Name), st.Name)
 }
 
 // transferArgs are the flags backup and restore share.

@@ -30,13 +30,8 @@ func TestInstanceMariaDB(t *testing.T) {
 		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "m1") })
-	var dsn string
-	for _, line := range strings.Split(out, "\n") {
-		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "dsn: "); ok {
-			dsn = d
-		}
-	}
-	if !strings.HasPrefix(dsn, "mysql://storbench:") || !strings.Contains(out, "innodb_buffer_pool_size=128M") ||
+	dsn := instanceDSN(t, "m1")
+	if !strings.HasPrefix(dsn, "mysql://storbench:") || !strings.Contains(out, "dsn: mysql://storbench:xxxxx@") || !strings.Contains(out, "innodb_buffer_pool_size=128M") ||
 		!strings.Contains(out, "(mariadb, mariadbd Ver ") {
 		t.Fatalf("create output lacks the DSN, the buffer pool or the version:\n%s", out)
 	}
@@ -53,7 +48,7 @@ func TestInstanceMariaDB(t *testing.T) {
 	err = db.QueryRow("SELECT 1").Scan(&one)
 	db.Close()
 	if err != nil {
-		t.Fatalf("connect with the printed DSN: %v", err)
+		t.Fatalf("connect with the DSN instance dsn printed: %v", err)
 	}
 	if code, out, _ := storbench(t, "instance", "list"); code != 0 || !strings.Contains(out, "mariadb") || !strings.Contains(out, "128M") {
 		t.Errorf("instance list: exit %d\n%s", code, out)

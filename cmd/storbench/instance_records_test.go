@@ -125,10 +125,10 @@ func TestInstanceDamagedState(t *testing.T) {
 	}
 	var bbDSN string
 	for _, in := range append([]inst{{"bb", "postgres", ""}}, damaged...) {
-		out := mustRun("instance", "create", "--engine", in.engine, "--path", filepath.Join(work, in.name), "--name", in.name, "--max-connections", "10")
+		mustRun("instance", "create", "--engine", in.engine, "--path", filepath.Join(work, in.name), "--name", in.name, "--max-connections", "10")
 		t.Cleanup(func() { b.run(t, "instance", "destroy", "--force", "--name", in.name) })
 		if in.name == "bb" {
-			bbDSN = dsnOf(t, out)
+			bbDSN = strings.TrimSpace(mustRun("instance", "dsn", "--name", "bb"))
 		}
 	}
 	bbPID := pidFile(t, filepath.Join(work, "bb", "data", "postmaster.pid"))

@@ -73,15 +73,10 @@ func TestInstanceVerbs(t *testing.T) {
 		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "v1") })
-	var dsn string
-	for _, line := range strings.Split(out, "\n") {
-		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "dsn: "); ok {
-			dsn = d
-		}
-	}
-	if dsn == "" || !strings.Contains(out, "shared_buffers=128MB") || !strings.Contains(out, "limit: ") {
+	if !strings.Contains(out, "dsn: postgres://postgres:xxxxx@") || !strings.Contains(out, "shared_buffers=128MB") || !strings.Contains(out, "limit: ") {
 		t.Fatalf("create output lacks the DSN, the memory settings or the limits:\n%s", out)
 	}
+	dsn := instanceDSN(t, "v1")
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
 		t.Fatalf("build on the instance: exit %d\n%s%s", code, out, errOut)
 	}

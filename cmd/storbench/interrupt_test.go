@@ -60,11 +60,16 @@ type stopped struct {
 type binaryIn struct {
 	dir string
 	env []string
+	// umask is the umask it starts with, in octal ("" : this process's).
+	umask string
 }
 
 func (b binaryIn) command(t *testing.T, args ...string) *osexec.Cmd {
 	t.Helper()
 	cmd := osexec.Command(binary(t), args...)
+	if b.umask != "" {
+		cmd = osexec.Command("sh", append([]string{"-c", "umask " + b.umask + ` && exec "$0" "$@"`, binary(t)}, args...)...)
+	}
 	cmd.Dir = b.dir
 	if len(b.env) > 0 {
 		cmd.Env = append(os.Environ(), b.env...) // the last value of a name wins
@@ -367,12 +372,7 @@ func TestInterruptBackup(t *testing.T) {
 		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "intr") })
-	var dsn string
-	for _, f := range strings.Fields(out) {
-		if strings.HasPrefix(f, "postgres://") {
-			dsn = f
-		}
-	}
+	dsn := instanceDSN(t, "intr")
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "4"); code != 0 {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	_ "github.com/storbench/storbench/internal/engine/mysql"    // registers mysql:// and mariadb://
 	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
@@ -30,6 +31,10 @@ type exitCode int
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func main() {
+	// Whatever umask it was started with, what storbench and its children (initdb,
+	// mariadbd, pg_basebackup, mariadb-dump, fio…) create is writable by its owner
+	// alone: results, reports, exports, backups, data files.
+	unix.Umask(unix.Umask(0o022) | 0o022)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

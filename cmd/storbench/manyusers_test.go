@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -50,7 +49,7 @@ func TestManyUsers(t *testing.T) {
 	// The real binary, so its memory is its own; no bpftrace, whose RSS the kernel
 	// would report as the driver's (ru_maxrss covers reaped children).
 	jsonPath := filepath.Join(dir, "run.json")
-	cmd := osexec.Command(binary(t), "run", "--dsn", dsn, "--users", fmt.Sprint(manyUsers),
+	cmd := binaryIn{env: []string{"STORBENCH_DSN=" + dsn}}.command(t, "run", "--users", fmt.Sprint(manyUsers),
 		"--ramp", fmt.Sprintf("%ds", ramp), "--duration", fmt.Sprintf("%ds", duration), "--io-latency", "off", "--json", jsonPath)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

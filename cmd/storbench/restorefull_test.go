@@ -31,7 +31,7 @@ func TestRestoreTooBig(t *testing.T) {
 		t.Fatalf("instance create: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "restore-big-src") })
-	srcDSN := strings.Replace(dsn, dsnPort(dsn), dsnPort(out), 1)
+	srcDSN := instanceDSN(t, "restore-big-src")
 	exec(t, srcDSN, "CREATE TABLE mark AS SELECT 2 AS v")
 	exec(t, srcDSN, "CREATE TABLE extra AS SELECT g, repeat('x', 500) AS pad FROM generate_series(1, 250000) g")
 	bk := filepath.Join(dir, "bk")
@@ -61,14 +61,6 @@ func TestRestoreTooBig(t *testing.T) {
 	if got := mark(t, dsn); got != 2 {
 		t.Errorf("after the restore mark = %d, want the backup's 2", got)
 	}
-}
-
-// dsnPort is the port of the first postgres:// DSN in s (":5432/").
-func dsnPort(s string) string {
-	i := strings.Index(s, "postgres://")
-	rest := s[i:]
-	at := strings.Index(rest, "@127.0.0.1")
-	return rest[at+len("@127.0.0.1") : at+len("@127.0.0.1")+strings.Index(rest[at+len("@127.0.0.1"):], "/")+1]
 }
 
 func mark(t *testing.T, dsn string) int {

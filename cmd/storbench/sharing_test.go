@@ -42,16 +42,15 @@ func recorded(t *testing.T, home, name string) *instance.State {
 	return st
 }
 
-// dsnOf is the DSN line of create's or status's output.
-func dsnOf(t *testing.T, out string) string {
+// instanceDSN is the named instance's DSN, with its password (instance dsn), in the
+// registry of this process's STORBENCH_HOME.
+func instanceDSN(t *testing.T, name string) string {
 	t.Helper()
-	for _, line := range strings.Split(out, "\n") {
-		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "dsn: "); ok {
-			return d
-		}
+	code, out, errOut := storbench(t, "instance", "dsn", "--name", name)
+	if code != 0 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("instance dsn --name %s: exit %d\n%s%s", name, code, out, errOut)
 	}
-	t.Fatalf("no dsn in:\n%s", out)
-	return ""
+	return strings.TrimSpace(out)
 }
 
 // TestInstanceSameNameTwoHomes: the same instance name in two registries gets two
@@ -178,7 +177,7 @@ func TestInstanceDestroyInUse(t *testing.T) {
 		t.Fatalf("create: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--force", "--name", name) })
-	dsn := dsnOf(t, out)
+	dsn := instanceDSN(t, name)
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2"); code != 0 {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}
@@ -187,7 +186,8 @@ func TestInstanceDestroyInUse(t *testing.T) {
 		t.Errorf("the finished build left its lease behind: %q", leases)
 	}
 	before := processes()
-	cmd := osexec.Command(binary(t), "run", "--dsn", dsn, "--users", "1", "--ramp", "1s", "--duration", "8s", "--no-metrics")
+	// The DSN in the environment: its password is not for every user's eyes.
+	cmd := binaryIn{env: []string{"STORBENCH_DSN=" + dsn}}.command(t, "run", "--users", "1", "--ramp", "1s", "--duration", "8s", "--no-metrics")
 	var runOut, runErr localserver.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &runOut, &runErr
 	if err := cmd.Start(); err != nil {
@@ -247,7 +247,7 @@ func TestRunReportsOOMKill(t *testing.T) {
 		t.Fatalf("create: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--force", "--name", name) })
-	dsn := dsnOf(t, out)
+	dsn := instanceDSN(t, name)
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2"); code != 0 {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}

@@ -51,8 +51,8 @@ type State struct {
 	Cgroup string `json:"cgroup,omitempty"`
 	// IOThrottle is how IOLimit was put in force at the last start (nil: not).
 	IOThrottle *IOThrottle `json:"io_throttle,omitempty"`
-	// Password is that of the user the DSN names, for an engine whose server asks for
-	// one (mariadb); random, kept only here (the state file is 0600).
+	// Password is that of the user the DSN names; random, kept only here (the state
+	// file is 0600). Absent in PostgreSQL instances created before they had one.
 	Password string `json:"password,omitempty"`
 	// Dirs are the identities of Path and WALPath when they were claimed: destroy
 	// removes nothing in a directory that is no longer the one storbench prepared.
@@ -65,18 +65,9 @@ type State struct {
 	Problem   string `json:"-"`
 }
 
-// dsner is a Server whose DSN is not PostgreSQL's.
-type dsner interface{ DSN(st *State) string }
-
-// DSN is the URL build, run and check connect with: the engine's own (its Server's
-// DSN method), else PostgreSQL's. It may hold a password: store it only through
-// dburl.Redact.
-func (st *State) DSN() string {
-	if s, ok := servers[st.Engine].(dsner); ok {
-		return s.DSN(st)
-	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/tpcc?sslmode=disable", st.Port)
-}
+// DSN is the URL build, run and check connect with (its Server's DSN). It holds the
+// password: store and print it only through dburl.Redact.
+func (st *State) DSN() string { return servers[st.Engine].DSN(st) }
 
 // Server runs one engine's server for an instance.
 type Server interface {
@@ -109,6 +100,8 @@ type Server interface {
 	Installed() error
 	// LogFile is the server's log, where it says why it did not start.
 	LogFile(st *State) string
+	// DSN is the URL of the instance's database, with the password of its user.
+	DSN(st *State) string
 }
 
 var servers = map[string]Server{}
@@ -167,6 +160,9 @@ func DefaultRegistry() (Registry, error) {
 var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 
 func (r Registry) file(name string) string { return filepath.Join(r.Dir, name+".json") }
+
+// StateFile is where the named instance's state is recorded, its password with it.
+func (r Registry) StateFile(name string) string { return r.file(name) }
 
 // Load reads a usable instance's state; an incomplete or damaged one is refused,
 // naming destroy.

@@ -1,12 +1,20 @@
 // Package postgres runs managed PostgreSQL instances: initdb into the storage target
 // (the WAL optionally on a second one), settings from the instance's memory, the
 // server as the postgres user when storbench runs as root.
+//
+// Access: TCP on loopback only, with a role's password (scram-sha-256); the DSN names
+// the superuser postgres with a random password kept in the instance's state file
+// (0600). The server only ever gets its SCRAM verifier; its child programs
+// (pg_basebackup, pg_dump, pg_restore) get it in their environment, a standby in its
+// primary_conninfo.
 package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -73,10 +81,18 @@ func Settings(memoryBytes int64, maxConnections int) map[string]string {
 
 func megabytes(b int64) string { return fmt.Sprintf("%dMB", max(b>>20, 1)) }
 
-// Init implements instance.Server; a standby starts as a base backup of its primary.
+// Init implements instance.Server; a standby starts as a base backup of its primary,
+// whose roles, and so password, it has.
 func (server) Init(ctx context.Context, st *instance.State, primary *instance.State) error {
 	settings := Settings(st.MemoryBytes, st.MaxConnections)
-	opts := pgserver.Options{Dir: dataDir(st), WALDir: walDir(st), Port: st.Port, Settings: settings}
+	st.Password = rand.Text()
+	if primary != nil {
+		if primary.Password == "" {
+			return fmt.Errorf("%w: instance %s has no password yet (an earlier storbench created it): storbench instance stop --name %s, then start, gives it one", input.ErrInvalid, primary.Name, primary.Name)
+		}
+		st.Password = primary.Password
+	}
+	opts := pgserver.Options{Dir: dataDir(st), WALDir: walDir(st), Port: st.Port, Settings: settings, Password: st.Password}
 	var s *pgserver.Server
 	var err error
 	if primary != nil {
@@ -95,11 +111,18 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 	return err
 }
 
-// Start implements instance.Server; the first start creates the tpcc database.
+// Start implements instance.Server; the first start creates the tpcc database. An
+// instance created before instances had passwords (it trusted every local user) gets
+// one first.
 func (server) Start(ctx context.Context, st *instance.State) (int, error) {
 	s, err := serverOf(st)
 	if err != nil {
 		return 0, err
+	}
+	if st.Password == "" {
+		if err := requirePassword(ctx, s, st); err != nil {
+			return 0, err
+		}
 	}
 	if err := s.Start(ctx); err != nil {
 		return 0, err
@@ -110,6 +133,29 @@ func (server) Start(ctx context.Context, st *instance.State) (int, error) {
 		return 0, fmt.Errorf("create database %s: %w", Database, err)
 	}
 	return s.PID(), nil
+}
+
+// requirePassword gives the stopped server of an instance that has none (created by
+// an earlier storbench, whose instances trusted every local user) a new password,
+// which st records once the instance has started (else the next start does this
+// again). A standby cannot take one (it replicates its primary's roles): it is
+// refused with how to make a new one.
+func requirePassword(ctx context.Context, s *pgserver.Server, st *instance.State) error {
+	if _, err := os.Stat(filepath.Join(s.Dir, "standby.signal")); err == nil {
+		return fmt.Errorf("%w: instance %s is a standby created by an earlier storbench, without a password: storbench instance destroy --name %s, then create it again with --replica-of", input.ErrInvalid, st.Name, st.Name)
+	}
+	s.Password = rand.Text()
+	if err := s.RequirePassword(ctx); err != nil {
+		return err
+	}
+	st.Password = s.Password
+	return nil
+}
+
+// DSN implements instance.Server:
+// postgres://postgres:PASSWORD@127.0.0.1:PORT/tpcc?sslmode=disable.
+func (server) DSN(st *instance.State) string {
+	return pgserver.URL("127.0.0.1", st.Port, st.Password, Database)
 }
 
 // Stop implements instance.Server.
@@ -187,6 +233,9 @@ func (server) Restore(ctx context.Context, st *instance.State, dir string, how i
 		if err != nil {
 			return err
 		}
+		// The backup's roles may be another instance's: the copy gets this one's
+		// password (a legacy instance's, none: its next start gives it one).
+		copy.Password = st.Password
 		return copy.RestoreBase(ctx, dir, staged[1], walDir(st), st.Settings)
 	})
 }
@@ -202,5 +251,10 @@ func (server) SetSyncStandby(ctx context.Context, primary *instance.State, name 
 
 // serverOf is the instance's server, run by the binaries that created it.
 func serverOf(st *instance.State) (*pgserver.Server, error) {
-	return pgserver.At(st.BinDir, dataDir(st), st.Port)
+	s, err := pgserver.At(st.BinDir, dataDir(st), st.Port)
+	if err != nil {
+		return nil, err
+	}
+	s.Password = st.Password
+	return s, nil
 }

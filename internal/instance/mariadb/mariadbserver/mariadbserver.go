@@ -47,6 +47,11 @@ var RootOnSocketSQL string
 // ErrNoBinaries: MariaDB's server binaries are not where storbench looks.
 var ErrNoBinaries = errors.New("MariaDB server binaries not found")
 
+// umask is the environment of the server and its programs: MariaDB creates files
+// with mode UMASK and directories with UMASK_DIR (less the process's umask); its
+// defaults would let the mysql group read and write the data files (0660).
+var umask = []string{"UMASK=0600", "UMASK_DIR=0700"}
+
 // Timeouts: a server that is not ready within a minute failed; a clean shutdown
 // flushes the whole buffer pool, which on slow storage takes a while.
 const (
@@ -362,6 +367,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.logFrom, _ = out.Seek(0, io.SeekEnd) // the log from here on is this start's
 	cmd := exec.Command(s.bin, "--defaults-file="+s.Conf)
 	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), umask...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if s.outlive {
 		// A session of its own, no Pdeathsig: the server is meant to outlive storbench.
@@ -721,10 +727,11 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// run runs prog as the server's user with stdin (nil: none) and returns its output; an
-// error carries the output's last lines. It is stopped with ctx and with storbench.
+// run runs prog as the server's user with stdin (nil: none), creating files as the
+// server does (umask), and returns its output; an error carries the output's last
+// lines. It is stopped with ctx and with storbench.
 func (s *Server) run(ctx context.Context, stdin io.Reader, prog string, args ...string) (string, error) {
-	out, err := localserver.Run(ctx, s.cred, stdin, prog, args...)
+	out, err := localserver.Run(ctx, s.cred, umask, stdin, prog, args...)
 	if err != nil {
 		return out, fmt.Errorf("%w: %s", err, lastLines(out, 15))
 	}

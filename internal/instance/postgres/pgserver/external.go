@@ -70,7 +70,7 @@ func BaseBackupFrom(ctx context.Context, dsn, dir string) error {
 		conninfo = WithPassFile(conninfo, file)
 	}
 	// -w: never a password prompt, which would stall the study on a terminal.
-	out, err := localserver.Run(ctx, nil, nil, filepath.Join(bin, "pg_basebackup"),
+	out, err := localserver.Run(ctx, nil, nil, nil, filepath.Join(bin, "pg_basebackup"),
 		"-w", "-d", conninfo, "-D", dir, "-F", "p", "-X", "stream", "-c", "fast")
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, strings.Join(strings.Fields(out), " "))

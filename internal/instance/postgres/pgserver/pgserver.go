@@ -1,16 +1,25 @@
 // Package pgserver starts and stops a private PostgreSQL server in a directory, on a
-// free loopback port: the throwaway servers of tests, benchmarks and the quick start.
-// initdb refuses to run as root, so as root the server runs as the postgres user.
+// free loopback port: the servers of managed instances, and the throwaway servers of
+// tests and benchmarks. initdb refuses to run as root, so as root the server runs as
+// the postgres user. Only TCP is served (no Unix sockets). A server with a password
+// (a managed instance's) admits only clients that give it (scram-sha-256); one
+// without (a throwaway) trusts the user postgres on loopback.
 // Tests that build a network (internal/testsupport/netlab) run it in a network namespace, on the
 // address they give.
 package pgserver
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"maps"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,12 +36,16 @@ import (
 
 // Server is a running PostgreSQL server that this package started.
 type Server struct {
-	Dir   string // data directory
-	Port  int
-	Host  string // address it listens on and is reached at
-	bin   string
-	cred  *syscall.Credential // nil: run as ourselves
-	netns string              // network namespace path its programs run in; "": ours
+	Dir  string // data directory
+	Port int
+	Host string // address it listens on and is reached at
+	// Password is the superuser postgres's, which this package gives its clients
+	// (sessions, and pg_basebackup, pg_dump and pg_restore in their environment); ""
+	// for a server that trusts loopback.
+	Password string
+	bin      string
+	cred     *syscall.Credential // nil: run as ourselves
+	netns    string              // network namespace path its programs run in; "": ours
 }
 
 // Options configure Init and Start. Listen and NetNS are for Init's servers only:
@@ -53,6 +66,12 @@ type Options struct {
 	NetNS string
 	// Settings are extra postgresql.conf parameters (name → value).
 	Settings map[string]string
+	// Password, when set, is the superuser postgres's: the server then admits only
+	// clients that give a role's password (scram-sha-256), on loopback (a managed
+	// instance; see RequirePassword). "": it trusts postgres on loopback, which lets
+	// every user of the host in (a throwaway server of a test or benchmark). A
+	// standby's is its primary's, whose roles it replicates.
+	Password string
 }
 
 // ErrNoBinaries: PostgreSQL's server binaries are not where storbench looks.
@@ -103,9 +122,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return s, s.Start(ctx)
 }
 
-// Init creates a cluster in opts.Dir with trust authentication for the user
-// "postgres" on loopback, listening on opts.Listen (loopback by default), and writes
-// its settings.
+// Init creates a cluster in opts.Dir, listening on opts.Listen (loopback by default),
+// and writes its settings: with opts.Password, one that requires it
+// (RequirePassword); without, one that trusts the user "postgres" on loopback.
 func Init(ctx context.Context, opts Options) (*Server, error) {
 	s, err := Existing(opts.Dir, opts.Port)
 	if err != nil {
@@ -133,7 +152,73 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	// initdb trusts until then, but nothing has listened yet. Before the settings: a
+	// server they keep from starting fails at its start, which names its log.
+	if s.Password = opts.Password; s.Password != "" {
+		if err := s.RequirePassword(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return s, s.appendSettings(opts.Settings)
+}
+
+// hba is the pg_hba.conf of a server with a password: nothing but a role's password
+// over TCP on loopback (scram-sha-256); no line for Unix sockets (there are none, and
+// what no line admits is refused).
+const hba = `# written by storbench: clients give a role's password (scram-sha-256), on loopback only
+host all all 127.0.0.1/32 scram-sha-256
+host replication all 127.0.0.1/32 scram-sha-256
+`
+
+// RequirePassword makes the stopped server admit only clients that give a role's
+// password (its pg_hba.conf replaced by hba) and sets the superuser's to s.Password,
+// through a standalone backend (postgres --single, which reads the statement from
+// its stdin): the cluster may have come from another server (a restored backup) or
+// have trusted everyone until now (an instance created before passwords were). The
+// server gets the password's SCRAM verifier, never the password itself.
+func (s *Server) RequirePassword(ctx context.Context) error {
+	if s.Password == "" {
+		return errors.New("pgserver: no password to require")
+	}
+	verifier, err := scramVerifier(s.Password)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
+		return err
+	}
+	// exit_on_error: a failed statement fails the backend, else it would exit 0.
+	// A verifier holds no quote (base64, $ and :).
+	alter := strings.NewReader("ALTER ROLE postgres PASSWORD '" + verifier + "'\n")
+	if out, err := localserver.Run(ctx, s.cred, nil, alter, filepath.Join(s.bin, "postgres"),
+		"--single", "-D", s.Dir, "-c", "exit_on_error=on", "postgres"); err != nil {
+		return fmt.Errorf("set the password of postgres: %w: %s", err, strings.TrimSpace(out))
+	}
+	return nil
+}
+
+// scramVerifier is what PostgreSQL stores of password for scram-sha-256
+// authentication (RFC 5802 and 7677, in PostgreSQL's form
+// SCRAM-SHA-256$ITERATIONS:SALT$STOREDKEY:SERVERKEY), with a random salt and
+// PostgreSQL's iteration count. Given as a role's password, it is stored as it is.
+func scramVerifier(password string) (string, error) {
+	const iterations = 4096
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", err
+	}
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iterations, sha256.Size)
+	if err != nil {
+		return "", err
+	}
+	keyed := func(name string) []byte {
+		m := hmac.New(sha256.New, salted)
+		m.Write([]byte(name))
+		return m.Sum(nil)
+	}
+	stored := sha256.Sum256(keyed("Client Key"))
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("SCRAM-SHA-256$%d:%s$%s:%s", iterations, b64(salt), b64(stored[:]), b64(keyed("Server Key"))), nil
 }
 
 // appendSettings appends the listening address, port, socket directory and settings to
@@ -142,7 +227,8 @@ func (s *Server) appendSettings(settings map[string]string) error {
 	// TCP only: a socket in the data directory would be limited to ~100-byte paths.
 	conf := fmt.Sprintf("\n# storbench\nport = %d\nlisten_addresses = '%s'\nunix_socket_directories = ''\n", s.Port, s.Host)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
-		conf += fmt.Sprintf("%s = '%s'\n", k, settings[k])
+		// A configuration file's string: quotes doubled, backslashes escaped.
+		conf += fmt.Sprintf("%s = '%s'\n", k, strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(settings[k]))
 	}
 	return localserver.AppendFile(filepath.Join(s.Dir, "postgresql.conf"), conf)
 }
@@ -213,24 +299,27 @@ func (s *Server) BaseBackup(ctx context.Context, dir string) error {
 	if err := s.prepareDir(dir); err != nil {
 		return err
 	}
-	return s.run(ctx, "pg_basebackup", "-D", dir, "-F", "p", "-X", "stream", "-c", "fast",
-		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres")
+	return s.runClient(ctx, "pg_basebackup", "-D", dir, "-F", "p", "-X", "stream", "-c", "fast",
+		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", "-w")
 }
 
 // InitStandby makes dir a streaming standby of the server at primaryPort: a base backup
 // with the recovery settings (standby.signal, primary_conninfo naming it appName, so the
-// primary can wait for it), then its own port and settings.
+// primary can wait for it, and giving opts.Password, the primary's), then its own port
+// and settings. The password is then in the standby's postgresql.conf, in its data
+// directory, which only the server's user may enter.
 func InitStandby(ctx context.Context, primaryPort int, appName string, opts Options) (*Server, error) {
 	s, err := Existing(opts.Dir, opts.Port)
 	if err != nil {
 		return nil, err
 	}
+	s.Password = opts.Password
 	if s.Port == 0 {
 		if s.Port, err = localserver.FreePort(); err != nil {
 			return nil, err
 		}
 	}
-	primary := &Server{Port: primaryPort, Host: "127.0.0.1", bin: s.bin, cred: s.cred}
+	primary := &Server{Port: primaryPort, Host: "127.0.0.1", Password: opts.Password, bin: s.bin, cred: s.cred}
 	if err := primary.BaseBackup(ctx, opts.Dir); err != nil {
 		return nil, err
 	}
@@ -241,7 +330,11 @@ func InitStandby(ctx context.Context, primaryPort int, appName string, opts Opti
 	if settings == nil {
 		settings = map[string]string{}
 	}
-	settings["primary_conninfo"] = fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s", primaryPort, appName)
+	conninfo := fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s", primaryPort, conninfoValue(appName))
+	if opts.Password != "" {
+		conninfo += " password=" + conninfoValue(opts.Password)
+	}
+	settings["primary_conninfo"] = conninfo
 	if err := os.WriteFile(filepath.Join(s.Dir, "standby.signal"), nil, 0o600); err != nil {
 		return nil, err
 	}
@@ -259,20 +352,26 @@ func (s *Server) Dump(ctx context.Context, dir, db string, jobs int) error {
 	if err := s.prepareDir(dir); err != nil {
 		return err
 	}
-	return s.run(ctx, "pg_dump", "-F", "d", "-j", strconv.Itoa(jobs), "-f", dir,
-		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", db)
+	return s.runClient(ctx, "pg_dump", "-F", "d", "-j", strconv.Itoa(jobs), "-f", dir,
+		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", "-w", db)
+}
+
+// conninfoValue is v quoted for a libpq connection string.
+func conninfoValue(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 
 // LoadDump restores the logical backup in dir into database db of the running server,
 // replacing the objects it holds (pg_restore --clean), jobs in parallel.
 func (s *Server) LoadDump(ctx context.Context, dir, db string, jobs int) error {
-	return s.run(ctx, "pg_restore", "--clean", "--if-exists", "-j", strconv.Itoa(jobs), "-d", db,
-		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", dir)
+	return s.runClient(ctx, "pg_restore", "--clean", "--if-exists", "-j", strconv.Itoa(jobs), "-d", db,
+		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", "-w", dir)
 }
 
 // RestoreBase fills the server's new, absent data directory with the physical backup
 // in from, then appends this server's port and settings (the backup may come from
-// another server). With walDir (also new), the WAL goes there and pg_wal becomes a
+// another server) and, with a Password, requires it (the backup's roles and pg_hba.conf
+// are its server's). With walDir (also new), the WAL goes there and pg_wal becomes a
 // link to walLink, where walDir will be once it replaces the instance's WAL directory,
 // as initdb -X made it.
 func (s *Server) RestoreBase(ctx context.Context, from, walDir, walLink string, settings map[string]string) error {
@@ -282,10 +381,17 @@ func (s *Server) RestoreBase(ctx context.Context, from, walDir, walLink string, 
 	if err := s.copyTree(ctx, from, s.Dir); err != nil {
 		return err
 	}
-	if err := s.moveWAL(ctx, walDir, walLink); err != nil {
+	if err := s.appendSettings(settings); err != nil {
 		return err
 	}
-	return s.appendSettings(settings)
+	// Before the WAL moves: pg_wal is still the copy's own, not yet the link to where
+	// the instance's current WAL is.
+	if s.Password != "" {
+		if err := s.RequirePassword(ctx); err != nil {
+			return err
+		}
+	}
+	return s.moveWAL(ctx, walDir, walLink)
 }
 
 // moveWAL moves the copied pg_wal into walDir (new or empty) and links it as walLink, as
@@ -326,9 +432,20 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 // BinDir returns the directory of the server binaries in use.
 func (s *Server) BinDir() string { return s.bin }
 
-// DSN returns a URL for database db on this server.
-func (s *Server) DSN(db string) string {
-	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)), db)
+// DSN returns a URL for database db on this server, as the user postgres (with its
+// Password).
+func (s *Server) DSN(db string) string { return URL(s.Host, s.Port, s.Password, db) }
+
+// URL is the --dsn form of database db on the server at host:port, as the user
+// postgres with password ("" : none).
+func URL(host string, port int, password, db string) string {
+	user := url.User("postgres")
+	if password != "" {
+		user = url.UserPassword("postgres", password)
+	}
+	u := url.URL{Scheme: "postgres", User: user, Host: net.JoinHostPort(host, strconv.Itoa(port)),
+		Path: "/" + db, RawQuery: "sslmode=disable"}
+	return u.String()
 }
 
 // Connect opens a session on database db as the user "postgres", from the server's
@@ -384,9 +501,25 @@ func (s *Server) Log() string {
 	return string(b)
 }
 
+// run runs one of the server's programs as its user.
 func (s *Server) run(ctx context.Context, prog string, args ...string) error {
+	return s.runEnv(ctx, nil, prog, args...)
+}
+
+// runClient runs a client program (pg_basebackup, pg_dump…) as the server's user,
+// with the password in its environment, which only that user and root may read (its
+// command line every user may): the server itself must not inherit it.
+func (s *Server) runClient(ctx context.Context, prog string, args ...string) error {
+	var env []string
+	if s.Password != "" {
+		env = []string{"PGPASSWORD=" + s.Password}
+	}
+	return s.runEnv(ctx, env, prog, args...)
+}
+
+func (s *Server) runEnv(ctx context.Context, env []string, prog string, args ...string) error {
 	return localserver.InNetNS(s.netns, func() error {
-		if out, err := localserver.Run(ctx, s.cred, nil, filepath.Join(s.bin, prog), args...); err != nil {
+		if out, err := localserver.Run(ctx, s.cred, env, nil, filepath.Join(s.bin, prog), args...); err != nil {
 			return fmt.Errorf("%w: %s", err, strings.TrimSpace(out))
 		}
 		return nil
