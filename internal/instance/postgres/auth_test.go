@@ -96,7 +96,7 @@ func TestOtherUsersRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2 := create("auth-b")
-	if _, err := reg.Restore(ctx, "auth-b", backup, 0); err != nil {
+	if _, err := reg.RestoreWith(ctx, "auth-b", backup, instance.RestoreOptions{OtherInstance: true}); err != nil {
 		t.Fatal(err)
 	}
 	query(t, b2.DSN(), "SELECT 1")
