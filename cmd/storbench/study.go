@@ -55,21 +55,40 @@ study again creates its instances anew.`,
 }
 
 func studyPlanCmd() *cobra.Command {
-	return &cobra.Command{
+	var results string
+	c := &cobra.Command{
 		Use:   "plan STUDY.yaml",
 		Short: "Print every step of a study in order with an estimated duration; runs nothing",
-		Args:  cobra.ExactArgs(1),
+		Long: `Print every step of the study in order with its estimated duration, then
+every refusal of what it asks that this machine cannot give (paths, CPUs, memory,
+directories inside one another or the results store), one line each at its line of
+the file, and exit 2 if there is any: study run would refuse the study before
+running anything. A file that does not parse is refused before the plan.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := study.Load(args[0])
 			if err != nil {
 				return err
 			}
-			if err := study.CheckMachine(s); err != nil {
+			dir, err := study.ResultsDir(s, results)
+			if err != nil {
 				return err
 			}
-			return study.WritePlan(c.OutOrStdout(), s, study.Plan(s))
+			if err := study.WritePlan(c.OutOrStdout(), s, study.Plan(s), dir); err != nil {
+				return err
+			}
+			refusals := study.CheckMachine(s, dir)
+			for _, r := range refusals {
+				printError(c.ErrOrStderr(), r.Error())
+			}
+			if len(refusals) > 0 {
+				return exitCode(2)
+			}
+			return nil
 		},
 	}
+	c.Flags().StringVar(&results, "results", "", "results store directory study run will be given (default results/NAME)")
+	return c
 }
 
 func studyRunCmd() *cobra.Command {

@@ -72,7 +72,7 @@ func Parse(name string, data []byte) (*Study, error) {
 	if err := yamlfile.Earliest(c.errs); err != nil {
 		return nil, err
 	}
-	s.file, s.line = name, doc.Line
+	s.file, s.line, s.machine = name, doc.Line, c.machine
 	return &s, nil
 }
 
@@ -102,6 +102,10 @@ type checker struct {
 	file string
 	doc  yamlfile.Doc
 	errs []*yamlfile.LineError
+	// machine are the file's problems on this machine (its memory, its free space,
+	// this user's process limit), for CheckMachine: a study written for another
+	// machine still parses, and study plan shows what it would do.
+	machine []*yamlfile.LineError
 }
 
 // errf records a problem at path: what and hint are one format, so args run on from
@@ -114,6 +118,11 @@ func (c *checker) errf(path, what, hint string, args ...any) {
 // message names the setting and the fix).
 func (c *checker) refuse(path string, err error) {
 	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: err.Error()})
+}
+
+// beyondMachine records at path what this machine cannot give, as refuse words it.
+func (c *checker) beyondMachine(path string, err error) {
+	c.machine = append(c.machine, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: err.Error()})
 }
 
 var (
@@ -186,7 +195,7 @@ func (c *checker) memory(path string, engines []string, b int64) {
 	}
 	if total, err := memTotal(); err == nil {
 		if err := instance.CheckMachineMemory("", b, total); err != nil {
-			c.refuse(path, err)
+			c.beyondMachine(path, err)
 		}
 	}
 }
@@ -285,7 +294,7 @@ func (c *checker) space(s *Study) {
 			if n > 1 {
 				err = fmt.Errorf("a consolidation of %d instances, a copy of the database each: %w", n, err)
 			}
-			c.refuse("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
+			c.beyondMachine("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
 			return
 		}
 	}
