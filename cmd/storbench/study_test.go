@@ -123,9 +123,24 @@ func TestQuickSQLite(t *testing.T) {
 	if _, ferr := fio.FindFio(); ferr == nil && !strings.Contains(string(html), `<section id="storage-profiles">`) {
 		t.Errorf("fio is installed, but quick on SQLite ran no storage profile:\n%s", quick)
 	}
-	// A second quick starts from a fresh file in its own directory.
-	if code, out, errOut := storbenchWithoutPostgres(t, "quick", "--duration", "5s", "--path", dir); code != 0 {
-		t.Fatalf("second quick: exit %d\n%s%s", code, out, errOut)
+	// A second quick starts from a fresh file in its own directory, removing only
+	// what the first wrote: a user's files among its steps and beside its database
+	// stay, and are named.
+	mine := []string{filepath.Join("results", "steps", "mine.txt"), filepath.Join("sqlite", "notes.txt")}
+	for _, f := range mine {
+		must(t, os.WriteFile(filepath.Join(dir, f), []byte("mine\n"), 0o644))
+	}
+	code, quick, errOut = storbenchWithoutPostgres(t, "quick", "--duration", "5s", "--path", dir)
+	if code != 0 {
+		t.Fatalf("second quick: exit %d\n%s%s", code, quick, errOut)
+	}
+	for _, f := range mine {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != "mine\n" {
+			t.Errorf("the second quick removed or changed the user's %s: %v", f, err)
+		}
+		if !strings.Contains(quick, "kept in "+filepath.Join(dir, filepath.Dir(f))+": "+filepath.Base(f)+" (") {
+			t.Errorf("the second quick does not name the %s it kept:\n%s", f, quick)
+		}
 	}
 	// A directory quick did not make is left alone.
 	other := filepath.Join(t.TempDir(), "p")
@@ -273,6 +288,40 @@ func TestStudyPlanImpossibleMode(t *testing.T) {
 		if code, out, errOut := storbench(t, "study", "plan", f); code != 0 {
 			t.Errorf("study plan with %q: exit %d\n%s%s", mode, code, out, errOut)
 		}
+	}
+}
+
+// Study, cost and results files are read only when they are regular files of a
+// bounded size: a device or a FIFO named as one is refused at once (it neither grows
+// storbench's memory without end nor blocks it), in one line naming the file.
+func TestInputFilesReadBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "study.yaml")
+	must(t, syscall.Mkfifo(fifo, 0o644))
+	big := filepath.Join(dir, "big.yaml")
+	must(t, os.WriteFile(big, nil, 0o644))
+	must(t, os.Truncate(big, 2<<20))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"study", "plan", "/dev/zero"}, "study file /dev/zero is not a regular file (a character device)"},
+		{[]string{"study", "plan", "/dev/urandom"}, "study file /dev/urandom is not a regular file (a character device)"},
+		{[]string{"study", "plan", fifo}, "study file " + fifo + " is not a regular file (a FIFO)"},
+		{[]string{"study", "run", fifo, "--results", filepath.Join(dir, "results")}, "study file " + fifo + " is not a regular file (a FIFO)"},
+		{[]string{"study", "plan", big}, "study file " + big + " is 2 MiB, more than the 1 MiB a study file may hold"},
+		{[]string{"report", dir, "--costs", "/dev/zero"}, "cost model /dev/zero is not a regular file (a character device)"},
+		{[]string{"report", fifo, "-o", filepath.Join(dir, "r.html")}, "results " + fifo + " is not a regular file (a FIFO)"},
+		{[]string{"compare", "/dev/zero", fifo}, "results /dev/zero is not a regular file (a character device)"},
+	} {
+		code, out, errOut := runWithin(t, 10*time.Second, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("storbench %v: exit %d, stderr %q; want 2 and one line with %q\n%s", c.args, code, errOut, c.want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
+		t.Error("the refused study run made its results folder")
 	}
 }
 

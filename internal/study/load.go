@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/mysql"    // the managed engines: their warehouses' size
 	_ "github.com/storbench/storbench/internal/engine/postgres" // (load.CheckSpace) and their servers' memory
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // the engines managed, whose floors (instance.CheckMemory) check a
@@ -47,17 +47,27 @@ const (
 
 const minRunSeconds = time.Second
 
+// studyKind is a study file as read: kilobytes (the largest example is 2 KB); 1 MiB
+// leaves room for any study a person writes and refuses a device or a wrong file.
+var studyKind = infile.Kind{What: "study file", Limit: 1 << 20}
+
 // Load reads and checks a study file; the study it returns has every default filled
 // in, so the runner never has to guess.
 func Load(path string) (*Study, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// ReadFile reads a study file's text: a regular file within its bound.
+func ReadFile(path string) ([]byte, error) {
+	data, err := studyKind.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: study file %s does not exist (check the path; examples/ has study files to start from)", input.ErrInvalid, path)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: study file: %v", input.ErrInvalid, err)
-	}
-	return Parse(path, data)
+	return data, err
 }
 
 // Parse checks a study file's text; name is how errors name the file.

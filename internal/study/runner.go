@@ -65,12 +65,12 @@ func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) e
 	if err := preflight(s, steps, dir); err != nil {
 		return err
 	}
-	store, err := OpenStore(dir, s, file, opts.Restart)
-	if err != nil {
-		return err
-	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	store, err := OpenStore(dir, s, file, opts.Restart, opts.Log)
+	if err != nil {
+		return err
 	}
 	defer store.Unlock()
 	r := &runner{study: s, store: store, opts: opts, steps: steps, env: machine(opts.Version), targets: map[string]*target{},
