@@ -55,21 +55,40 @@ study again creates its instances anew.`,
 }
 
 func studyPlanCmd() *cobra.Command {
-	return &cobra.Command{
+	var results string
+	c := &cobra.Command{
 		Use:   "plan STUDY.yaml",
 		Short: "Print every step of a study in order with an estimated duration; runs nothing",
-		Args:  cobra.ExactArgs(1),
+		Long: `Print every step of the study in order with its estimated duration, then
+every refusal of what it asks that this machine cannot give (paths, CPUs, memory,
+directories inside one another or the results store), one line each at its line of
+the file, and exit 2 if there is any: study run would refuse the study before
+running anything. A file that does not parse is refused before the plan.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := study.Load(args[0])
 			if err != nil {
 				return err
 			}
-			if err := study.CheckMachine(s); err != nil {
+			dir, err := study.ResultsDir(s, results)
+			if err != nil {
 				return err
 			}
-			return study.WritePlan(c.OutOrStdout(), s, study.Plan(s))
+			if err := study.WritePlan(c.OutOrStdout(), s, study.Plan(s), dir); err != nil {
+				return err
+			}
+			refusals := study.CheckMachine(s, dir)
+			for _, r := range refusals {
+				printError(c.ErrOrStderr(), r.Error())
+			}
+			if len(refusals) > 0 {
+				return exitCode(2)
+			}
+			return nil
 		},
 	}
+	c.Flags().StringVar(&results, "results", "", "results store directory study run will be given (default results/NAME)")
+	return c
 }
 
 func studyRunCmd() *cobra.Command {
@@ -84,11 +103,11 @@ the current step, stops the managed instances and keeps what was stored; running
 same file again resumes after the last stored step, unless --restart.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := study.Load(args[0])
+			file, err := study.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
-			file, err := os.ReadFile(args[0])
+			s, err := study.Parse(args[0], file)
 			if err != nil {
 				return err
 			}
@@ -183,12 +202,16 @@ func resultsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := study.ExportCSV(f, store); err != nil {
+			unreadable, err := study.ExportCSV(f, store)
+			if err != nil {
 				f.Close()
 				return err
 			}
 			if err := f.Close(); err != nil {
 				return err
+			}
+			for _, u := range unreadable {
+				fmt.Fprintf(c.OutOrStdout(), "note: step %d is not exported: %s\n", u.Seq, u)
 			}
 			fmt.Fprintf(c.OutOrStdout(), "written to %s\n", csvPath)
 			return nil
@@ -202,33 +225,43 @@ func resultsCmd() *cobra.Command {
 // quickMarker marks the directory quick keeps its SQLite database in.
 const quickMarker = ".storbench-quick"
 
-// freshQuickDir empties quick's own database directory (one it marked) or creates it;
-// a directory that is there without the mark is not quick's and is left alone.
-func freshQuickDir(dir string) error {
+// quickDatabase is the file of quick's SQLite database in its own directory.
+const quickDatabase = "tpcc.db"
+
+// freshQuickDir removes from quick's own database directory (one it marked) the
+// database an earlier quick left, its file and the files SQLite names after it
+// (tpcc.db-wal, -shm), or creates the directory; it returns what else is there, kept.
+// A directory that is there without the mark is not quick's and is left alone.
+func freshQuickDir(dir string) (kept []string, err error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case os.IsNotExist(err):
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
+			return nil, fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
 		}
-		return os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
+		return nil, os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
 	case err != nil:
-		return fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, quickMarker)); err != nil {
 		if len(entries) > 0 {
-			return fmt.Errorf("%w: %s is not empty and not quick's: give another --path", input.ErrInvalid, dir)
+			return nil, fmt.Errorf("%w: %s is not empty and not quick's: give another --path", input.ErrInvalid, dir)
 		}
-		return os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
+		return nil, os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
 	}
 	for _, e := range entries {
-		if e.Name() != quickMarker {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				return err
+		name := e.Name()
+		switch {
+		case name == quickMarker:
+		case e.Type().IsRegular() && (name == quickDatabase || strings.HasPrefix(name, quickDatabase+"-")):
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return nil, err
 			}
+		default:
+			kept = append(kept, name)
 		}
 	}
-	return nil
+	return kept, nil
 }
 
 // quickProfile is the storage profile quick runs when fio is installed: a step of
@@ -301,11 +334,11 @@ var quickTemplate = template.Must(template.New("quick.yaml").Parse(quickStudy))
 func quickStudyFile(path string, fio, sqlite bool, window time.Duration) ([]byte, error) {
 	var file bytes.Buffer
 	err := quickTemplate.Execute(&file, struct {
-		Path        string
-		Fio, SQLite bool
-		Profile     quickProfile
-		Window      time.Duration
-	}{path, fio, sqlite, theQuickProfile, window})
+		Path, Database string
+		Fio, SQLite    bool
+		Profile        quickProfile
+		Window         time.Duration
+	}{path, quickDatabase, fio, sqlite, theQuickProfile, window})
 	return file.Bytes(), err
 }
 
@@ -322,7 +355,9 @@ missing one is most often a disk not mounted); quick says which filesystem and d
 PATH is on before measuring. Without PostgreSQL's server binaries the database is the
 embedded SQLite, a file in PATH/sqlite (users 1, 2, 4 in sql mode, its best), and the
 fio profile runs beside the study (PATH/storage.json); a STORBENCH_PG_BINDIR without
-them is an error. Each quick starts afresh: Ctrl-C keeps nothing to resume. Each user
+them is an error. Each quick starts afresh, removing only what the last one wrote
+(anything else in PATH/results/steps or PATH/sqlite is kept and named): Ctrl-C keeps
+nothing to resume. Each user
 step measures a --duration window (30s by default: over a shorter one the database's
 counters lag, and the report's findings name no winner).`,
 		Args: cobra.NoArgs,
@@ -369,8 +404,12 @@ counters lag, and the report's findings name no winner).`,
 			profile := map[bool]string{true: ", fio profile " + theQuickProfile.Name, false: ", no fio installed: no storage profile"}[fioErr == nil]
 			if pgErr != nil {
 				// The embedded engine's file is made afresh in a directory of quick's own.
-				if err := freshQuickDir(filepath.Join(abs, "sqlite")); err != nil {
+				kept, err := freshQuickDir(filepath.Join(abs, "sqlite"))
+				if err != nil {
 					return err
+				}
+				if len(kept) > 0 {
+					fmt.Fprintf(c.OutOrStdout(), "kept in %s: %s (not quick's)\n", filepath.Join(abs, "sqlite"), strings.Join(kept, ", "))
 				}
 				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: embedded SQLite (no PostgreSQL server binaries: %v)%s\n", abs, pgErr, profile)
 			} else {

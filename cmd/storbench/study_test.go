@@ -123,9 +123,24 @@ func TestQuickSQLite(t *testing.T) {
 	if _, ferr := fio.FindFio(); ferr == nil && !strings.Contains(string(html), `<section id="storage-profiles">`) {
 		t.Errorf("fio is installed, but quick on SQLite ran no storage profile:\n%s", quick)
 	}
-	// A second quick starts from a fresh file in its own directory.
-	if code, out, errOut := storbenchWithoutPostgres(t, "quick", "--duration", "5s", "--path", dir); code != 0 {
-		t.Fatalf("second quick: exit %d\n%s%s", code, out, errOut)
+	// A second quick starts from a fresh file in its own directory, removing only
+	// what the first wrote: a user's files among its steps and beside its database
+	// stay, and are named.
+	mine := []string{filepath.Join("results", "steps", "mine.txt"), filepath.Join("sqlite", "notes.txt")}
+	for _, f := range mine {
+		must(t, os.WriteFile(filepath.Join(dir, f), []byte("mine\n"), 0o644))
+	}
+	code, quick, errOut = storbenchWithoutPostgres(t, "quick", "--duration", "5s", "--path", dir)
+	if code != 0 {
+		t.Fatalf("second quick: exit %d\n%s%s", code, quick, errOut)
+	}
+	for _, f := range mine {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != "mine\n" {
+			t.Errorf("the second quick removed or changed the user's %s: %v", f, err)
+		}
+		if !strings.Contains(quick, "kept in "+filepath.Join(dir, filepath.Dir(f))+": "+filepath.Base(f)+" (") {
+			t.Errorf("the second quick does not name the %s it kept:\n%s", f, quick)
+		}
 	}
 	// A directory quick did not make is left alone.
 	other := filepath.Join(t.TempDir(), "p")
@@ -272,6 +287,125 @@ func TestStudyPlanImpossibleMode(t *testing.T) {
 		study(mode)
 		if code, out, errOut := storbench(t, "study", "plan", f); code != 0 {
 			t.Errorf("study plan with %q: exit %d\n%s%s", mode, code, out, errOut)
+		}
+	}
+}
+
+// Study, cost and results files are read only when they are regular files of a
+// bounded size: a device or a FIFO named as one is refused at once (it neither grows
+// storbench's memory without end nor blocks it), in one line naming the file.
+func TestInputFilesReadBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "study.yaml")
+	must(t, syscall.Mkfifo(fifo, 0o644))
+	big := filepath.Join(dir, "big.yaml")
+	must(t, os.WriteFile(big, nil, 0o644))
+	must(t, os.Truncate(big, 2<<20))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"study", "plan", "/dev/zero"}, "study file /dev/zero is not a regular file (a character device)"},
+		{[]string{"study", "plan", "/dev/urandom"}, "study file /dev/urandom is not a regular file (a character device)"},
+		{[]string{"study", "plan", fifo}, "study file " + fifo + " is not a regular file (a FIFO)"},
+		{[]string{"study", "run", fifo, "--results", filepath.Join(dir, "results")}, "study file " + fifo + " is not a regular file (a FIFO)"},
+		{[]string{"study", "plan", big}, "study file " + big + " is 2 MiB, more than the 1 MiB a study file may hold"},
+		{[]string{"report", dir, "--costs", "/dev/zero"}, "cost model /dev/zero is not a regular file (a character device)"},
+		{[]string{"report", fifo, "-o", filepath.Join(dir, "r.html")}, "results " + fifo + " is not a regular file (a FIFO)"},
+		{[]string{"compare", "/dev/zero", fifo}, "results /dev/zero is not a regular file (a character device)"},
+	} {
+		code, out, errOut := runWithin(t, 10*time.Second, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("storbench %v: exit %d, stderr %q; want 2 and one line with %q\n%s", c.args, code, errOut, c.want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
+		t.Error("the refused study run made its results folder")
+	}
+}
+
+// Directories that nest (two targets', a target's WAL through a symbolic link, the
+// results store and a target) are refused by study plan and study run, each at its
+// line, before anything is made.
+func TestStudyPlanRefusesNestedPaths(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir()) // the only link in the paths is the test's
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := filepath.Join(dir, "disk")
+	must(t, os.MkdirAll(filepath.Join(disk, "a"), 0o755))
+	alias := filepath.Join(dir, "alias")
+	must(t, os.Symlink(filepath.Join(disk, "a"), alias))
+	f := filepath.Join(dir, "s.yaml")
+	for _, c := range []struct {
+		name, b, results, want string
+	}{
+		{"target in target", "    path: " + filepath.Join(disk, "a", "b") + "\n", "",
+			"s.yaml:6: targets[1].path: " + filepath.Join(disk, "a", "b") + " is inside targets[0].path " + filepath.Join(disk, "a") + " (line 4)"},
+		{"wal through a link", "    path: " + filepath.Join(disk, "b") + "\n    wal_path: " + filepath.Join(alias, "wal") + "\n", "",
+			"s.yaml:7: targets[1].wal_path: " + filepath.Join(alias, "wal") + " (" + filepath.Join(disk, "a", "wal") + ") is inside targets[0].path " + filepath.Join(disk, "a") + " (line 4)"},
+		{"results in a target", "    path: " + filepath.Join(dir, "b") + "\n", filepath.Join(disk, "a", "results"),
+			"s.yaml:4: targets[0].path: " + filepath.Join(disk, "a") + " holds the results store " + filepath.Join(disk, "a", "results") + " (--results)"},
+		{"a target in the results", "    path: " + filepath.Join(dir, "b") + "\n", disk,
+			"s.yaml:4: targets[0].path: " + filepath.Join(disk, "a") + " is inside the results store " + disk + " (--results)"},
+	} {
+		must(t, os.WriteFile(f, []byte("name: m\ntargets:\n  - name: a\n    path: "+filepath.Join(disk, "a")+"\n  - name: b\n"+c.b+
+			"workload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
+		for _, verb := range []string{"plan", "run"} {
+			args := []string{"study", verb, f}
+			if c.results != "" {
+				args = append(args, "--results", c.results)
+			} else if verb == "run" {
+				args = append(args, "--results", filepath.Join(dir, "results"))
+			}
+			code, out, errOut := storbench(t, args...)
+			if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Errorf("%s: study %s: exit %d, stderr %q; want 2 and one line with %q\n%s", c.name, verb, code, errOut, c.want, out)
+			}
+		}
+		if entries, _ := os.ReadDir(disk); len(entries) != 1 {
+			t.Errorf("%s: the refused study made something in %s: %v", c.name, disk, entries)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
+			t.Errorf("%s: the refused study run made its results folder", c.name)
+		}
+	}
+}
+
+// study plan of a study written for another machine prints the plan, then every
+// refusal against this machine, each at its line, and exits 2; study run refuses it
+// before anything runs.
+func TestStudyPlanPrintsPlanThenRefusals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.yaml")
+	must(t, os.WriteFile(f, []byte("name: m\ntargets:\n  - name: a\n    path: "+filepath.Join(dir, "not-mounted", "pg")+
+		"\n    cpus: 0-"+strconv.Itoa(runtime.NumCPU())+"\n  - name: b\n    path: "+filepath.Join(dir, "pg")+
+		"\nworkload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
+	code, out, errOut := storbench(t, "study", "plan", f)
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if code != 2 || !strings.Contains(out, "study m: 2 targets") || !strings.Contains(out, "estimated total") || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "storbench: "+f+":4: targets[0].path: "+filepath.Join(dir, "not-mounted")+" does not exist") ||
+		!strings.HasPrefix(lines[1], "storbench: "+f+":5: targets[0].cpus: ") {
+		t.Errorf("study plan: exit %d; want 2, the plan, then two refusals at lines 4 and 5\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = storbench(t, "study", "run", f, "--results", filepath.Join(dir, "results"))
+	if _, err := os.Stat(filepath.Join(dir, "results")); code != 2 || err == nil || !strings.Contains(errOut, f+":4: targets[0].path: ") ||
+		!strings.Contains(errOut, "and 1 more (storbench study plan "+f+" lists them)") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("study run: exit %d, want 2, one line with the first refusal and the count of the others, nothing made\n%s%s", code, out, errOut)
+	}
+
+	// The example written for a bigger machine, with the papers' mount points.
+	example := filepath.Join("..", "..", "examples", "hdd-vs-ssd-vcores.yaml")
+	code, out, errOut = storbench(t, "study", "plan", example)
+	if code != 2 || !strings.Contains(out, "study hdd-vs-ssd-vcores: 2 targets") || !strings.Contains(out, "estimated total") {
+		t.Errorf("study plan %s: exit %d; want 2 after its plan\n%s%s", example, code, out, errOut)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if !regexp.MustCompile(`^storbench: ` + regexp.QuoteMeta(example) + `:\d+: `).MatchString(l) {
+			t.Errorf("study plan %s: a refusal not at its line: %q", example, l)
 		}
 	}
 }

@@ -11,12 +11,12 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
@@ -554,15 +554,18 @@ func WriteText(w io.Writer, t *Table) error {
 // Load reads and checks a cost model file (--costs FILE): strict YAML, errors as
 // "costs.yaml:12: what is wrong (the fix)", wrapping input.ErrInvalid.
 func Load(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := modelKind.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: cost model %s does not exist (check the path; examples/costs/hdd-vs-ssd.yaml is an example)", input.ErrInvalid, path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: cost model: %v", input.ErrInvalid, err)
+		return nil, err
 	}
 	return Parse(path, data)
 }
+
+// modelKind is a cost model file as read: kilobytes, like a study file.
+var modelKind = infile.Kind{What: "cost model", Limit: 1 << 20}
 
 // Parse checks a cost model's text and fills in its defaults; name is how errors
 // name the file.

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
 )
 
@@ -19,10 +19,19 @@ type Runs struct {
 
 // ReadRuns reads a --json file of an earlier `storbench fio`.
 func ReadRuns(path string) (*Runs, error) {
-	b, err := os.ReadFile(path)
+	b, err := RunsKind.Read(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return nil, err
 	}
+	return ParseRuns(path, b)
+}
+
+// RunsKind is the --json of storbench fio as read: its points with their per-second
+// series, bounded as a study's step files are.
+var RunsKind = infile.Kind{What: "fio result", Limit: 1 << 30}
+
+// ParseRuns reads the text of a --json of storbench fio; path names it in errors.
+func ParseRuns(path string, b []byte) (*Runs, error) {
 	var r Runs
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s is not the --json of storbench fio (%v): give files written by storbench fio --json", input.ErrInvalid, path, err)

@@ -5,13 +5,16 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/study"
 )
@@ -97,9 +100,9 @@ func loadStore(dir string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{Label: filepath.Base(filepath.Clean(dir)), Path: dir}
-	if src.StudyFile, err = os.ReadFile(filepath.Join(dir, "study.yaml")); err != nil {
-		return nil, fmt.Errorf("%w: results store %s has no study.yaml: %v", input.ErrInvalid, dir, err)
+	src := &Source{Label: filepath.Base(filepath.Clean(dir)), Path: dir, Study: st.Name()}
+	if src.StudyFile, err = st.StudyFile(); err != nil {
+		return nil, err
 	}
 	// Only the study file's text and costs are used here, so a file that no
 	// longer parses (a newer storbench's) costs the report its costs, not more.
@@ -108,15 +111,25 @@ func loadStore(dir string) (*Source, error) {
 	} else {
 		src.Notes = append(src.Notes, fmt.Sprintf("%s: the study file does not parse here, so its costs block is not used: %v", src.Label, perr))
 	}
-	// Plan and Steps name the bad file and wrap input.ErrInvalid themselves.
+	// Plan and ReadSteps name the bad file and wrap input.ErrInvalid themselves.
 	if src.Plan, err = st.Plan(); err != nil {
 		return nil, err
 	}
-	if src.Steps, err = st.Steps(); err != nil {
+	var unreadable []study.Unreadable
+	if src.Steps, unreadable, err = st.ReadSteps(); err != nil {
 		return nil, err
 	}
-	if env, err := st.Environment(); err == nil {
+	for _, u := range unreadable {
+		src.Notes = append(src.Notes, fmt.Sprintf("%s: step %d is not shown: %s", src.Label, u.Seq, u))
+	}
+	// A store without its environment record (no target prepared yet) has nothing
+	// to say; one that does not read is named.
+	env, err := st.Environment()
+	switch {
+	case err == nil:
 		src.Env = env
+	case !errors.Is(err, fs.ErrNotExist):
+		src.Notes = append(src.Notes, fmt.Sprintf("%s: the environment is not shown: %s", src.Label, unreadableProblem(err)))
 	}
 	if len(src.Steps) < len(src.Plan) {
 		src.Notes = append(src.Notes, fmt.Sprintf("%s: %d of the study's %d steps are stored (the study has not finished, or is running): the report shows those",
@@ -125,19 +138,30 @@ func loadStore(dir string) (*Source, error) {
 	for _, f := range st.Failed() {
 		src.Notes = append(src.Notes, fmt.Sprintf("%s: step %d %s failed and is not shown: %s", src.Label, f.Step.Seq, f.Step.ID, f.Error))
 	}
-	if src.Study == "" {
-		b, _ := os.ReadFile(filepath.Join(dir, ".storbench-study"))
-		src.Study = strings.TrimSpace(string(b))
-	}
 	return src, nil
 }
+
+// unreadableProblem is what is wrong with a store's file, named by its place in the
+// store ("environment.json is a symbolic link …").
+func unreadableProblem(err error) string {
+	var ie *infile.Error
+	if errors.As(err, &ie) {
+		return filepath.Base(ie.Path) + " " + ie.Problem()
+	}
+	return err.Error()
+}
+
+// resultKind is a result file given to report or compare: a run's JSON holds its
+// per-second timeline and samples (as a study's step file does), so its bound is a
+// step file's.
+var resultKind = infile.Kind{What: "results", Limit: 1 << 30}
 
 // loadFile reads a run's JSON (storbench run --json) or a fio result
 // (storbench fio --json), telling them apart by their keys.
 func loadFile(path string) (*Source, error) {
-	b, err := os.ReadFile(path)
+	b, err := resultKind.Read(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: results %s: %v", input.ErrInvalid, path, err)
+		return nil, err
 	}
 	label := strings.TrimSuffix(filepath.Base(path), ".json")
 	src := &Source{Label: label, Path: path}
@@ -155,7 +179,7 @@ func loadFile(path string) (*Source, error) {
 		res.Run, res.Started, res.Ended = &run, run.Start, run.End
 		step.Kind, step.Users, step.Repeat = kindRun, run.Config.Users, 1
 	case keys["results"] != nil:
-		runs, err := fio.ReadRuns(path)
+		runs, err := fio.ParseRuns(path, b)
 		if err != nil {
 			return nil, err
 		}

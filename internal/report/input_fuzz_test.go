@@ -116,8 +116,10 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// A corrupt results store is refused, by report.Load and by the store's own
-// Steps and Plan, with a one-line input.ErrInvalid (exit 2) that names the bad file.
+// A corrupt results store is read step by step: a step file that does not read costs
+// its step, named in one line by report.Load's notes and by the store's ReadSteps;
+// a corrupt plan refuses the store, with a one-line input.ErrInvalid (exit 2) that
+// names it.
 func TestLoadCorruptStore(t *testing.T) {
 	good, err := os.ReadFile(filepath.Join(fixtureStore, "steps", "0001.json"))
 	if err != nil {
@@ -126,45 +128,55 @@ func TestLoadCorruptStore(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		spoil func(dir string) error
-		file  string // the file the error must name, in the store
+		file  string // the file named, in the store
+		why   string // what is said of it
 	}{
 		{"truncated step", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "steps", "0001.json"), good[:len(good)/2], 0o644)
-		}, filepath.Join("steps", "0001.json")},
+		}, filepath.Join("steps", "0001.json"), "is torn (its JSON ends early)"},
 		{"step not JSON", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "steps", "0002.json"), []byte("PK\x03\x04 not json\n"), 0o644)
-		}, filepath.Join("steps", "0002.json")},
+		}, filepath.Join("steps", "0002.json"), "is not JSON storbench wrote"},
 		{"step is null", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "steps", "0002.json"), []byte("null\n"), 0o644)
-		}, filepath.Join("steps", "0002.json")},
+		}, filepath.Join("steps", "0002.json"), `is not a stored step: it holds step 0 "", not step 2`},
+		{"step empty", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "steps", "0001.json"), nil, 0o644)
+		}, filepath.Join("steps", "0001.json"), "is empty"},
 		{"plan missing", func(dir string) error {
 			return os.Remove(filepath.Join(dir, "plan.json"))
-		}, "plan.json"},
+		}, "plan.json", ""},
 		{"plan not JSON", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "plan.json"), []byte("[{"), 0o644)
-		}, "plan.json"},
+		}, "plan.json", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := minimalStore(t, good)
 			if err := tc.spoil(dir); err != nil {
 				t.Fatal(err)
 			}
-			file := filepath.Join(dir, tc.file)
-			_, err := Load([]string{dir})
-			checkLoadError(t, err, file)
-			t.Logf("report.Load: %v", err)
-
 			st, err := study.ReadStore(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.file == "plan.json" {
+			srcs, err := Load([]string{dir})
+			if tc.why == "" {
+				checkLoadError(t, err, filepath.Join(dir, tc.file))
 				_, err = st.Plan()
-			} else {
-				_, err = st.Steps()
+				checkLoadError(t, err, filepath.Join(dir, tc.file))
+				return
 			}
-			checkLoadError(t, err, file)
-			t.Logf("store: %v", err)
+			line := tc.file + " " + tc.why
+			if err != nil || !strings.Contains(strings.Join(srcs[0].Notes, "\n"), line) {
+				t.Errorf("report.Load: %v, want the store loaded with a note %q", err, line)
+			}
+			steps, bad, err := st.ReadSteps()
+			if err != nil || len(bad) != 1 || !strings.HasPrefix(bad[0].String(), line) || strings.Contains(bad[0].String(), "\n") {
+				t.Errorf("ReadSteps: unreadable %v (%v), want one line %q", bad, err, line)
+			}
+			if tc.file == filepath.Join("steps", "0002.json") && (len(steps) != 1 || steps[0].Step.Seq != 1) {
+				t.Errorf("ReadSteps: %d steps, want step 1 read beside the corrupt step 2", len(steps))
+			}
 		})
 	}
 }

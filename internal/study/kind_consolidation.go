@@ -60,6 +60,10 @@ func consolidationSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step
 	return steps
 }
 
+// consolidatedPath is the directory of instance k (from 0) of a consolidation on the
+// managed target at path: beside it, on the same storage.
+func consolidatedPath(path string, k int) string { return fmt.Sprintf("%s-c%d", path, k+1) }
+
 // acrossHostsSteps are a consolidation's steps over external targets: one step
 // drives them all at once, named after all of them (db1+db2+db3).
 func acrossHostsSteps(steps []Step, s *Study, e *Experiment, targets []*Target) []Step {
@@ -134,12 +138,12 @@ func (c *checker) sameStorage(i int, e *Experiment, engines []string) {
 		c.cpus(fmt.Sprintf("%s[%d]", p("instance_cpus"), j), set)
 	}
 	if total, err := memTotal(); err == nil && total > 0 && int64(e.Instances)*e.InstanceMemory.Bytes > total*8/10 {
-		c.errf(p("instances"), "%d instances of %s need %s, more than 80%% of this machine's %s", "give fewer instances or less instance_memory",
-			e.Instances, instance.FormatSize(e.InstanceMemory.Bytes), instance.FormatSize(int64(e.Instances)*e.InstanceMemory.Bytes), instance.FormatSize(total))
+		c.beyondMachine(p("instances"), fmt.Errorf("%d instances of %s need %s, more than 80%% of this machine's %s (give fewer instances or less instance_memory)",
+			e.Instances, instance.FormatSize(e.InstanceMemory.Bytes), instance.FormatSize(int64(e.Instances)*e.InstanceMemory.Bytes), instance.FormatSize(total)))
 	}
 	if procs, ok := maxProcesses(); ok && len(e.Users.Values) == 1 && int64(e.Instances*driver.ServerConnections(e.Users.Values[0])) > procs {
-		c.errf(p("instances"), "%d instances of %d users need about %d processes, this user may run %d", "give fewer instances or users, or raise ulimit -u",
-			e.Instances, e.Users.Values[0], e.Instances*driver.ServerConnections(e.Users.Values[0]), procs)
+		c.beyondMachine(p("instances"), fmt.Errorf("%d instances of %d users need about %d processes, this user may run %d (give fewer instances or users, or raise ulimit -u)",
+			e.Instances, e.Users.Values[0], e.Instances*driver.ServerConnections(e.Users.Values[0]), procs))
 	}
 }
 

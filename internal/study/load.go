@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/mysql"    // the managed engines: their warehouses' size
 	_ "github.com/storbench/storbench/internal/engine/postgres" // (load.CheckSpace) and their servers' memory
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // the engines managed, whose floors (instance.CheckMemory) check a
@@ -47,17 +47,27 @@ const (
 
 const minRunSeconds = time.Second
 
+// studyKind is a study file as read: kilobytes (the largest example is 2 KB); 1 MiB
+// leaves room for any study a person writes and refuses a device or a wrong file.
+var studyKind = infile.Kind{What: "study file", Limit: 1 << 20}
+
 // Load reads and checks a study file; the study it returns has every default filled
 // in, so the runner never has to guess.
 func Load(path string) (*Study, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// ReadFile reads a study file's text: a regular file within its bound.
+func ReadFile(path string) ([]byte, error) {
+	data, err := studyKind.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: study file %s does not exist (check the path; examples/ has study files to start from)", input.ErrInvalid, path)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: study file: %v", input.ErrInvalid, err)
-	}
-	return Parse(path, data)
+	return data, err
 }
 
 // Parse checks a study file's text; name is how errors name the file.
@@ -72,7 +82,7 @@ func Parse(name string, data []byte) (*Study, error) {
 	if err := yamlfile.Earliest(c.errs); err != nil {
 		return nil, err
 	}
-	s.file, s.line = name, doc.Line
+	s.file, s.line, s.machine = name, doc.Line, c.machine
 	return &s, nil
 }
 
@@ -102,6 +112,10 @@ type checker struct {
 	file string
 	doc  yamlfile.Doc
 	errs []*yamlfile.LineError
+	// machine are the file's problems on this machine (its memory, its free space,
+	// this user's process limit), for CheckMachine: a study written for another
+	// machine still parses, and study plan shows what it would do.
+	machine []*yamlfile.LineError
 }
 
 // errf records a problem at path: what and hint are one format, so args run on from
@@ -114,6 +128,11 @@ func (c *checker) errf(path, what, hint string, args ...any) {
 // message names the setting and the fix).
 func (c *checker) refuse(path string, err error) {
 	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: err.Error()})
+}
+
+// beyondMachine records at path what this machine cannot give, as refuse words it.
+func (c *checker) beyondMachine(path string, err error) {
+	c.machine = append(c.machine, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: err.Error()})
 }
 
 var (
@@ -186,7 +205,7 @@ func (c *checker) memory(path string, engines []string, b int64) {
 	}
 	if total, err := memTotal(); err == nil {
 		if err := instance.CheckMachineMemory("", b, total); err != nil {
-			c.refuse(path, err)
+			c.beyondMachine(path, err)
 		}
 	}
 }
@@ -285,7 +304,7 @@ func (c *checker) space(s *Study) {
 			if n > 1 {
 				err = fmt.Errorf("a consolidation of %d instances, a copy of the database each: %w", n, err)
 			}
-			c.refuse("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
+			c.beyondMachine("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
 			return
 		}
 	}

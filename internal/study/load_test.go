@@ -39,12 +39,29 @@ func mustParse(t *testing.T, text string) *Study {
 }
 
 // parseFails parses text, expecting an error at line that contains want, in the
-// form yamlfiletest.CheckError checks.
+// form yamlfiletest.CheckError checks: the file's own, or for a file that parses one
+// of this machine's (CheckMachine), as study plan reports them.
 func parseFails(t *testing.T, text string, line int, want string) {
 	t.Helper()
-	_, err := Parse("study.yaml", []byte(text))
+	err := refusedAt(t, text, line, want)
 	t.Log(err)
 	yamlfiletest.CheckError(t, err, "study.yaml", line, want)
+}
+
+// refusedAt is Parse's error for text, or when it parses the refusal of CheckMachine
+// at line that contains want (nil when there is none).
+func refusedAt(t *testing.T, text string, line int, want string) error {
+	t.Helper()
+	s, err := Parse("study.yaml", []byte(text))
+	if err != nil {
+		return err
+	}
+	for _, r := range CheckMachine(s, t.TempDir()) {
+		if r.Line == line && strings.Contains(r.Msg, want) {
+			return r
+		}
+	}
+	return nil
 }
 
 // minimal is the smallest valid study; the error cases below are it with one line
@@ -309,7 +326,9 @@ func TestParsePlacesComplete(t *testing.T) {
 			t.Errorf("%s is not in studyFile.Places", rt)
 		}
 		for i := range rt.NumField() {
-			walk(rt.Field(i).Type)
+			if rt.Field(i).IsExported() { // the decoder sets no other
+				walk(rt.Field(i).Type)
+			}
 		}
 	}
 	walk(reflect.TypeOf(Study{}))
@@ -549,8 +568,8 @@ func TestParseConsolidation(t *testing.T) {
 		{strings.Replace(ok, "interval: 10s", "interval: 0s", 1), 14, "interval 0s is too short"},
 		{"    instances: 2\n    users: 1\n    baseline: true\n", 11, "baseline compares with a noisy workload"},
 	} {
-		_, err := Parse("s.yaml", []byte(consol(c.knobs)))
-		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("s.yaml:%d:", c.line)) || !strings.Contains(err.Error(), c.want) {
+		err := refusedAt(t, consol(c.knobs), c.line, c.want)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("study.yaml:%d:", c.line)) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want line %d and %q", c.knobs, err, c.line, c.want)
 		}
 	}

@@ -2,6 +2,8 @@ package study
 
 import (
 	"fmt"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/storbench/storbench/internal/input"
@@ -10,31 +12,26 @@ import (
 	"github.com/storbench/storbench/internal/yamlfile"
 )
 
-// CheckMachine refuses what a study file asks that this machine cannot give, before
-// anything runs (the file itself was checked by Load or Parse, memory against the
-// machine's included): a managed target's directory that cannot be made (its parent
-// missing, a mount point not mounted) and CPU sets naming CPUs it does not have,
-// which would otherwise run unpinned and measure something else than they claim.
-func CheckMachine(s *Study) error {
+// CheckMachine returns every refusal of what a study file asks that this machine
+// cannot give, in the file's order, each at its line (the file itself was checked by
+// Load or Parse): memory larger than the machine's, a workload beyond a target's
+// free space (found by Parse), a managed target's directory that cannot be made (its
+// parent missing, a mount point not mounted), CPU sets naming CPUs it does not have,
+// which would otherwise run unpinned and measure something else than they claim, a
+// memory limit it cannot apply, and directories that nest in one another or in the
+// results store (results, the absolute directory ResultsDir gives).
+func CheckMachine(s *Study, results string) []*yamlfile.LineError {
+	refusals := append([]*yamlfile.LineError(nil), s.machine...)
 	for i, t := range s.Targets {
 		if !t.manages() {
 			continue
 		}
-		dirs := []struct{ key, dir string }{{"path", t.Path}, {"wal_path", t.WALPath}}
-		if t.Replica != nil {
-			dirs = append(dirs, struct{ key, dir string }{"replica.path", t.Replica.Path})
-		}
-		for _, d := range dirs {
-			if d.dir == "" {
-				continue
-			}
+		for _, d := range targetDirs(i, t) {
 			if err := instance.CheckDir(d.dir); err != nil {
-				return s.refusal(fmt.Sprintf("targets[%d].%s", i, d.key), err)
+				refusals = append(refusals, s.refusal(d.key, err))
 			}
 		}
-		if err := checkCPUs(s, fmt.Sprintf("targets[%d].cpus", i), t.CPUs); err != nil {
-			return err
-		}
+		refusals = append(refusals, checkCPUs(s, fmt.Sprintf("targets[%d].cpus", i), t.CPUs)...)
 	}
 	for i := range s.Experiments {
 		e := &s.Experiments[i]
@@ -43,59 +40,213 @@ func CheckMachine(s *Study) error {
 			sets []string
 		}{{"cpus", e.CPUs}, {"instance_cpus", e.InstanceCPUs}} {
 			for j, set := range l.sets {
-				if err := checkCPUs(s, fmt.Sprintf("experiments[%d].%s[%d]", i, l.key, j), set); err != nil {
-					return err
-				}
+				refusals = append(refusals, checkCPUs(s, fmt.Sprintf("experiments[%d].%s[%d]", i, l.key, j), set)...)
 			}
 		}
 	}
-	if who, why := memoryLimitsUnapplied(s); who != "" && !s.AllowUnappliedLimits {
-		return fmt.Errorf("%w: %s asks for a memory limit, which this machine cannot apply (%v): run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without it",
-			input.ErrInvalid, who, why)
+	if path, who, why := memoryLimitsUnapplied(s); who != "" && !s.AllowUnappliedLimits {
+		refusals = append(refusals, s.refusal(path, fmt.Errorf("%s asks for a memory limit, which this machine cannot apply (%v): run as root on a machine with cgroup controllers, or set allow_unapplied_limits: true in the study to run without it",
+			who, why)))
 	}
-	return nil
+	refusals = append(refusals, nested(s, results)...)
+	sort.SliceStable(refusals, func(i, j int) bool { return refusals[i].Line < refusals[j].Line })
+	return refusals
+}
+
+// Refused is the refusals of CheckMachine as one error, for a command that stops at
+// them (study run): the first, and how many more study plan lists; nil when none.
+func Refused(s *Study, refusals []*yamlfile.LineError) error {
+	switch len(refusals) {
+	case 0:
+		return nil
+	case 1:
+		return refusals[0]
+	}
+	return fmt.Errorf("%w; and %d more (storbench study plan %s lists them)", refusals[0], len(refusals)-1, s.file)
+}
+
+// dirOf is a directory of the study's, with the setting that names it.
+type dirOf struct{ key, dir string }
+
+// targetDirs are a managed target's directories that it sets: its data, WAL and
+// replica's.
+func targetDirs(i int, t Target) []dirOf {
+	all := []dirOf{{fmt.Sprintf("targets[%d].path", i), t.Path}, {fmt.Sprintf("targets[%d].wal_path", i), t.WALPath}}
+	if t.Replica != nil {
+		all = append(all, dirOf{fmt.Sprintf("targets[%d].replica.path", i), t.Replica.Path})
+	}
+	var dirs []dirOf
+	for _, d := range all {
+		if d.dir != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// nested refuses directories of the study that nest in one another (a target's inside
+// another's, its WAL inside its data, a consolidated instance's inside a target's) or
+// in the results store, compared as they resolve (absolute, cleaned, symbolic links
+// followed as far as they exist): one server's files under another's would be
+// measured, restored and removed with it. Each is refused at the line of the later
+// one (of the target, beside the results store, which has no line).
+func nested(s *Study, results string) []*yamlfile.LineError {
+	type place struct {
+		dirOf
+		real string
+		line int
+	}
+	var places []place
+	add := func(d dirOf, line int) {
+		places = append(places, place{d, resolved(d.dir), line})
+	}
+	for i, t := range s.Targets {
+		if t.manages() {
+			for _, d := range targetDirs(i, t) {
+				add(d, s.lineOf(d.key))
+			}
+		}
+	}
+	consolidated := map[string]bool{}
+	for i := range s.Experiments {
+		e := &s.Experiments[i]
+		if e.Kind != Consolidation {
+			continue
+		}
+		key := fmt.Sprintf("experiments[%d].instances", i)
+		for _, t := range experimentTargets(s, e) {
+			for k := range e.Instances {
+				// Two consolidations of one target make the same instances in turn.
+				if d := consolidatedPath(t.Path, k); t.manages() && !consolidated[d] {
+					consolidated[d] = true
+					add(dirOf{key, d}, s.lineOf(key))
+				}
+			}
+		}
+		if n := e.Noisy; n != nil && n.Path != "" && n.RunOn != "host" {
+			add(dirOf{fmt.Sprintf("experiments[%d].noisy.path", i), n.Path}, s.lineOf(fmt.Sprintf("experiments[%d].noisy.path", i)))
+		}
+	}
+	if results != "" {
+		add(dirOf{"the results store", results}, 0)
+	}
+	name := func(p place) string {
+		if p.line == 0 {
+			return p.key + " " + p.dir + " (--results)"
+		}
+		shown := p.key + " " + p.dir
+		if p.real != filepath.Clean(p.dir) {
+			shown += " (" + p.real + ")"
+		}
+		return shown
+	}
+	var out []*yamlfile.LineError
+	for j := 1; j < len(places); j++ {
+		for i := range j {
+			a, b := places[i], places[j]
+			if b.line == 0 { // the results store: refused at the other's line
+				a, b = b, a
+			}
+			if a.key == b.key && a.line == b.line {
+				continue // a consolidation's instances, side by side
+			}
+			var what string
+			switch {
+			case a.real == b.real:
+				what = "is also"
+			case within(a.real, b.real):
+				what = "is inside"
+			case within(b.real, a.real):
+				what = "holds"
+			default:
+				continue
+			}
+			other := name(a)
+			if a.line > 0 {
+				other += fmt.Sprintf(" (line %d)", a.line)
+			}
+			out = append(out, s.refusal(b.key, fmt.Errorf("%s %s %s (give each server, WAL, replica, consolidated instance and backup directory and the results store a directory of its own, none inside another)",
+				strings.TrimPrefix(name(b), b.key+" "), what, other)))
+		}
+	}
+	return out
+}
+
+// resolved is dir absolute and cleaned, with the symbolic links of its longest part
+// that exists followed: two names of one directory compare equal.
+func resolved(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return filepath.Clean(dir)
+	}
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// within tells whether inner is below outer.
+func within(outer, inner string) bool {
+	rel, err := filepath.Rel(outer, inner)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // memoryLimitsUnapplied names the first part of the study that asks for a memory
-// limit, and why this machine cannot apply one; "" when none asks or it can. CPU
-// sets need no cgroup: without one they are applied as the processes' affinity.
-func memoryLimitsUnapplied(s *Study) (who string, why error) {
-	for _, t := range s.Targets {
+// limit (path: its setting), and why this machine cannot apply one; "" when none
+// asks or it can. CPU sets need no cgroup: without one they are applied as the
+// processes' affinity.
+func memoryLimitsUnapplied(s *Study) (path, who string, why error) {
+	for i, t := range s.Targets {
 		if t.manages() && t.Memory.Bytes > 0 {
-			who = "target " + t.Name
+			path, who = fmt.Sprintf("targets[%d].memory", i), "target "+t.Name
 			break
 		}
 	}
 	for i := range s.Experiments {
-		if e := &s.Experiments[i]; who == "" && (len(e.Memory) > 0 || e.InstanceMemory.Bytes > 0) {
-			who = label(e)
+		e := &s.Experiments[i]
+		switch {
+		case who != "":
+		case len(e.Memory) > 0:
+			path, who = fmt.Sprintf("experiments[%d].memory", i), label(e)
+		case e.InstanceMemory.Bytes > 0:
+			path, who = fmt.Sprintf("experiments[%d].instance_memory", i), label(e)
 		}
 	}
 	if who == "" {
-		return "", nil
+		return "", "", nil
 	}
 	if _, err := cgroup.Support(); err != nil {
-		return who, err
+		return path, who, err
 	}
-	return "", nil
+	return "", "", nil
 }
 
-func checkCPUs(s *Study, path, set string) error {
+func checkCPUs(s *Study, path, set string) []*yamlfile.LineError {
 	if set == "" {
 		return nil
 	}
 	if err := instance.CheckCPUs("", set); err != nil {
-		return s.refusal(path, err)
+		return []*yamlfile.LineError{s.refusal(path, err)}
 	}
 	return nil
 }
 
+// lineOf is the line of the setting at path in the study file (0 when unknown).
+func (s *Study) lineOf(path string) int {
+	if s.line == nil {
+		return 0
+	}
+	return s.line(path)
+}
+
 // refusal is a machine check's refusal of the study file's setting at path, placed
 // and worded as the file's own checks place theirs: "FILE:LINE: path: what (hint)".
-func (s *Study) refusal(path string, err error) error {
-	line := 0
-	if s.line != nil {
-		line = s.line(path)
-	}
-	return &yamlfile.LineError{File: s.file, Line: line, Msg: path + ": " + strings.TrimPrefix(err.Error(), input.ErrInvalid.Error()+": ")}
+func (s *Study) refusal(path string, err error) *yamlfile.LineError {
+	return &yamlfile.LineError{File: s.file, Line: s.lineOf(path), Msg: path + ": " + strings.TrimPrefix(err.Error(), input.ErrInvalid.Error()+": ")}
 }

@@ -33,8 +33,8 @@ func TestCheckMachine(t *testing.T) {
 		}
 		return s
 	}
-	if err := CheckMachine(study(dir+"/pg", "0", "0")); err != nil {
-		t.Errorf("a study this machine can run: %v", err)
+	if refusals := CheckMachine(study(dir+"/pg", "0", "0"), dir+"/results"); len(refusals) != 0 {
+		t.Errorf("a study this machine can run: %v", refusals)
 	}
 	beyond := fmt.Sprintf("0-%d", runtime.NumCPU())
 	for _, c := range []struct {
@@ -47,9 +47,9 @@ func TestCheckMachine(t *testing.T) {
 		{"target cpus", study(dir+"/pg", beyond, "0"), fmt.Sprintf("m.yaml:5: targets[0].cpus: cpuset %q: CPU %d not online", beyond, runtime.NumCPU())},
 		{"sweep cpus", study(dir+"/pg", "", "0, "+beyond), "m.yaml:10: experiments[0].cpus[1]: cpuset"},
 	} {
-		err := CheckMachine(c.s)
-		if !errors.Is(err, input.ErrInvalid) || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an input error with %q", c.name, err, c.want)
+		refusals := CheckMachine(c.s, dir+"/results")
+		if len(refusals) != 1 || !errors.Is(refusals[0], input.ErrInvalid) || !strings.HasPrefix(refusals[0].Error(), c.want) {
+			t.Errorf("%s: %v, want one input error with %q", c.name, refusals, c.want)
 		}
 	}
 }

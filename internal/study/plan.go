@@ -114,8 +114,9 @@ func backupRestoreEstimate(warehouses int) time.Duration {
 }
 
 // WritePlan prints what a study will do, step by step, with estimated durations and
-// the total, so a night of runs can be judged before it starts.
-func WritePlan(w io.Writer, s *Study, steps []Step) error {
+// the total, so a night of runs can be judged before it starts; results is the
+// results store it will run into (ResultsDir).
+func WritePlan(w io.Writer, s *Study, steps []Step, results string) error {
 	width := 0
 	for _, t := range s.Targets {
 		width = max(width, len(t.Name))
@@ -151,7 +152,7 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 			describeStep(st), roughDuration(st.Estimate))
 	}
 	fmt.Fprintf(b, "estimated total: ~%s (builds ~%s, steps ~%s)\n", roughDuration(builds+total), roughDuration(builds), roughDuration(total))
-	writePlanNotes(b, s, steps)
+	writePlanNotes(b, s, steps, results)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -159,11 +160,7 @@ func WritePlan(w io.Writer, s *Study, steps []Step) error {
 // writePlanNotes says what the steps measure that their figures alone do not: what
 // a kind notes of its steps on a target (a backup-restore cycle backs up into the
 // results store, which may be on the data's own disk), a memory limit not applied.
-func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
-	results, err := ResultsDir(s, "")
-	if err != nil {
-		return
-	}
+func writePlanNotes(b *strings.Builder, s *Study, steps []Step, results string) {
 	var notes []string
 	for _, t := range s.Targets {
 		for _, k := range experimentKinds {
@@ -176,7 +173,7 @@ func writePlanNotes(b *strings.Builder, s *Study, steps []Step) {
 			}
 		}
 	}
-	if who, why := memoryLimitsUnapplied(s); who != "" {
+	if _, who, why := memoryLimitsUnapplied(s); who != "" {
 		// Only reached with allow_unapplied_limits: CheckMachine refuses it otherwise.
 		notes = append(notes, fmt.Sprintf("  %s: MEMORY LIMIT NOT APPLIED, allowed by allow_unapplied_limits (%v): its steps run without it", who, why))
 	}

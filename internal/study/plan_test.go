@@ -174,11 +174,21 @@ func TestBuildEstimateWithinMeasuredBuild(t *testing.T) {
 	}
 }
 
+// defaultResults is the results store a study runs into without --results.
+func defaultResults(t *testing.T, s *Study) string {
+	t.Helper()
+	dir, err := ResultsDir(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func TestWritePlan(t *testing.T) {
 	s := loadEveryKind(t)
 	steps := Plan(s)
 	var b strings.Builder
-	if err := WritePlan(&b, s, steps); err != nil {
+	if err := WritePlan(&b, s, steps, defaultResults(t, s)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -210,7 +220,7 @@ func TestWritePlan(t *testing.T) {
 	// One of a thing is singular.
 	s.Workload.Warehouses = 1
 	b.Reset()
-	if err := WritePlan(&b, s, steps); err != nil {
+	if err := WritePlan(&b, s, steps, defaultResults(t, s)); err != nil {
 		t.Fatal(err)
 	}
 	if out := b.String(); !strings.Contains(out, "29 steps, 1 warehouse\n") || !strings.Contains(out, "  nvme  build 1 warehouse + base image") {
@@ -223,7 +233,7 @@ func TestWritePlanRedacts(t *testing.T) {
 	s := loadEveryKind(t)
 	s.Targets[2].DSN = "postgres://bench:hunter2@db1:5432/tpcc"
 	var b strings.Builder
-	if err := WritePlan(&b, s, Plan(s)); err != nil {
+	if err := WritePlan(&b, s, Plan(s), defaultResults(t, s)); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "hunter2") {
@@ -290,7 +300,7 @@ experiments:
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		if err := WritePlan(&b, s, Plan(s)); err != nil {
+		if err := WritePlan(&b, s, Plan(s), defaultResults(t, s)); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

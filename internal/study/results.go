@@ -16,9 +16,10 @@ import (
 	"github.com/storbench/storbench/internal/outfile"
 )
 
-// Find returns a stored step by its number or its id.
+// Find returns a stored step by its number or its id; a step whose file does not
+// read is refused naming the file.
 func (s *Store) Find(key string) (*StepResult, error) {
-	steps, err := s.Steps()
+	steps, bad, err := s.ReadSteps()
 	if err != nil {
 		return nil, err
 	}
@@ -26,6 +27,19 @@ func (s *Store) Find(key string) (*StepResult, error) {
 	for i := range steps {
 		if steps[i].Step.ID == key || steps[i].Step.Seq == seq {
 			return &steps[i], nil
+		}
+	}
+	if len(bad) > 0 {
+		plan, _ := s.Plan()
+		for _, p := range plan {
+			if p.ID == key {
+				seq = p.Seq
+			}
+		}
+		for _, u := range bad {
+			if u.Seq == seq {
+				return nil, fmt.Errorf("%w: step %d of %s is not stored: %s (storbench study run runs it again)", input.ErrInvalid, seq, s.Dir, u)
+			}
 		}
 	}
 	return nil, fmt.Errorf("%w: no stored step %q in %s (see storbench results list %s)", input.ErrInvalid, key, s.Dir, s.Dir)
@@ -82,19 +96,24 @@ func headline(r *StepResult) string {
 	return ""
 }
 
-// WriteList prints the plan with each step's status and headline figures.
+// WriteList prints the plan with each step's status and headline figures; a step
+// whose file does not read is UNREADABLE, with what is wrong with the file.
 func WriteList(out io.Writer, s *Store) error {
 	plan, err := s.Plan()
 	if err != nil {
 		return err
 	}
-	steps, err := s.Steps()
+	steps, bad, err := s.ReadSteps()
 	if err != nil {
 		return err
 	}
 	byID := map[string]*StepResult{}
 	for i := range steps {
 		byID[steps[i].Step.ID] = &steps[i]
+	}
+	unreadable := map[int]Unreadable{}
+	for _, u := range bad {
+		unreadable[u.Seq] = u
 	}
 	failed := map[string]*StepResult{}
 	fails := s.Failed()
@@ -112,6 +131,9 @@ func WriteList(out io.Writer, s *Store) error {
 		status, figures := "to run", ""
 		if r, ok := byID[p.ID]; ok {
 			status, figures = "stored "+r.Ended.Format("15:04:05"), headline(r)
+		} else if u, ok := unreadable[p.Seq]; ok {
+			status, figures = "UNREADABLE", u.String()
+			delete(unreadable, p.Seq)
 		} else if r, ok := failed[p.ID]; ok {
 			status, figures = "FAILED "+r.Ended.Format("15:04:05"), r.Error
 		} else if r, ok := interrupted[p.ID]; ok {
@@ -122,7 +144,16 @@ func WriteList(out io.Writer, s *Store) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// Step files of numbers the plan does not have.
+	for _, u := range bad {
+		if _, ok := unreadable[u.Seq]; ok {
+			fmt.Fprintf(out, "UNREADABLE, not a step of the plan: %s\n", u)
+		}
+	}
 	fmt.Fprintf(out, "%d of %d steps stored in %s", len(steps), len(plan), s.Dir)
+	if n := len(bad); n > 0 {
+		fmt.Fprintf(out, "; %d step files unreadable (study run sets them aside and runs their steps again)", n)
+	}
 	if n := len(failed); n > 0 {
 		fmt.Fprintf(out, "; %d failed (run the study again to retry them)", n)
 	}
@@ -197,25 +228,26 @@ var csvColumns = []string{"seq", "id", "target", "experiment", "kind", "memory_b
 // ExportKind is the export as outfile knows it again: by its first columns.
 var ExportKind = outfile.CSV("a CSV export storbench wrote", strings.Join(csvColumns[:5], ","))
 
-// ExportCSV writes one row per stored step (one per point of a fio step).
-func ExportCSV(w io.Writer, s *Store) error {
-	steps, err := s.Steps()
+// ExportCSV writes one row per stored step (one per point of a fio step), and
+// returns the step files that do not read, which have none.
+func ExportCSV(w io.Writer, s *Store) ([]Unreadable, error) {
+	steps, bad, err := s.ReadSteps()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {
-		return err
+		return nil, err
 	}
 	for i := range steps {
 		for _, row := range csvRows(&steps[i]) {
 			if err := cw.Write(row); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	return bad, cw.Error()
 }
 
 func csvRows(r *StepResult) [][]string {

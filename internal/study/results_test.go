@@ -1,6 +1,7 @@
 package study
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,7 +114,7 @@ func TestExportColumnsDocumented(t *testing.T) {
 func plannedStore(t *testing.T) (*Store, []Step) {
 	t.Helper()
 	s := loadEveryKind(t)
-	store, err := OpenStore(filepath.Join(t.TempDir(), "results"), s, []byte("study"), false)
+	store, err := OpenStore(filepath.Join(t.TempDir(), "results"), s, []byte("study"), false, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,15 +62,15 @@ func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) e
 	// Refused input changes nothing: the checks come before the store is opened (and,
 	// with Restart, cleared).
 	steps := Plan(s)
-	if err := preflight(s, steps); err != nil {
-		return err
-	}
-	store, err := OpenStore(dir, s, file, opts.Restart)
-	if err != nil {
+	if err := preflight(s, steps, dir); err != nil {
 		return err
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	store, err := OpenStore(dir, s, file, opts.Restart, opts.Log)
+	if err != nil {
+		return err
 	}
 	defer store.Unlock()
 	r := &runner{study: s, store: store, opts: opts, steps: steps, env: machine(opts.Version), targets: map[string]*target{},
@@ -395,8 +395,8 @@ func (r *runner) target(ctx context.Context, name string) (*target, error) {
 // preflight finds what would fail hours into a study before anything runs: what
 // the machine cannot give (CheckMachine), what a kind of step needs (fio for storage
 // profiles), an external target's password variable unset.
-func preflight(s *Study, steps []Step) error {
-	if err := CheckMachine(s); err != nil {
+func preflight(s *Study, steps []Step, results string) error {
+	if err := Refused(s, CheckMachine(s, results)); err != nil {
 		return err
 	}
 	checked := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cost"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // Study is a study file.
@@ -35,9 +36,11 @@ type Study struct {
 	AllowUnappliedLimits bool `yaml:"allow_unapplied_limits"`
 
 	// file and line place a setting in the study file (Parse sets them), for the
-	// checks made after it, on the machine (CheckMachine): "FILE:LINE: path: …".
-	file string
-	line func(path string) int
+	// checks made after it, on the machine (CheckMachine): "FILE:LINE: path: …";
+	// machine are those Parse found already (memory, free space), for CheckMachine.
+	file    string
+	line    func(path string) int
+	machine []*yamlfile.LineError
 }
 
 // What a failed step does to the study.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,10 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
@@ -43,6 +46,19 @@ type Store struct {
 // storeMarker marks a directory as a study's results store: --restart only ever
 // clears a directory that carries it.
 const storeMarker = ".storbench-study"
+
+// The kinds of file a store holds, each read only as a regular file (no link
+// followed) within its bound (docs/study.md). A step file holds the step's timeline
+// and system samples, per second by default: measured, 118 KB for a real 130 s step on
+// SQLite and one disk (0.9 KB a second), 1.7 MB for bench/genstudy's 10-minute step
+// with a minute of ramp-up, two disks, per-I/O latency and the database's counters
+// (2.6 KB a second); 1 GiB is about four days of the latter. plan.json is ~300 bytes
+// a step, environment.json a few kilobytes a target.
+var (
+	stepKind   = infile.Kind{What: "step file", Limit: 1 << 30}
+	recordKind = infile.Kind{What: "store file", Limit: 64 << 20}
+	markerKind = infile.Kind{What: "store marker", Limit: 4 << 10}
+)
 
 // StepResult is one finished step.
 type StepResult struct {
@@ -91,7 +107,9 @@ type Transfer struct {
 // OpenStore opens or creates the store in dir for a study file. A directory that
 // exists must be a store of the same study file (or empty): results never mix, and a
 // study file changed since is refused unless restart, which clears the stored steps.
-func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) {
+// What it mends on the way (a marker a crash left empty, step files that do not read,
+// set aside to run again) and what --restart keeps, it says on log, a line each.
+func OpenStore(dir string, s *Study, file []byte, restart bool, log io.Writer) (*Store, error) {
 	// Every path the study hands on (base images, backups, the registry) is made
 	// from the store's: absolute once here, whatever directory storbench runs in.
 	dir, err := ResultsDir(s, dir)
@@ -99,47 +117,77 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 		return nil, err
 	}
 	st := &Store{Dir: dir, study: s.Name}
-	if err := CheckStore(dir, s); err != nil {
+	repaired, err := checkStore(dir, s)
+	if err != nil {
 		return nil, fmt.Errorf("%w: give another --results directory", err)
 	}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case os.IsNotExist(err):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := mkdirDurable(dir); err != nil {
 			return nil, fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
 		}
 	case err != nil:
 		return nil, fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
-	case len(entries) > 0:
-		stored, _ := os.ReadFile(st.path("study.yaml"))
-		if !restart && !bytes.Equal(stored, file) {
-			return nil, fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", input.ErrInvalid, dir)
+	case len(entries) > 0 && !restart:
+		if err := st.sameStudyFile(file); err != nil {
+			return nil, err
 		}
 	}
 	if err := st.writeFile(storeMarker, []byte(s.Name+"\n")); err != nil {
 		return nil, err
 	}
+	if repaired != "" {
+		fmt.Fprintf(log, "the store's marker %s was %s: written again (study %s)\n", storeMarker, repaired, s.Name)
+	}
 	// Two runs into one store would restore base images under each other's steps.
 	if err := st.Lock(); err != nil {
 		return nil, err
 	}
-	if restart {
-		if err := st.ClearSteps(); err != nil {
-			st.Unlock()
-			return nil, err
-		}
-	}
-	for _, sub := range []string{"steps", "base", "instances", "scratch"} {
-		if err := os.MkdirAll(st.path(sub), 0o755); err != nil {
-			st.Unlock()
-			return nil, err
-		}
-	}
-	if err := st.writeFile("study.yaml", file); err != nil {
+	if err := st.prepare(restart, file, log); err != nil {
 		st.Unlock()
 		return nil, err
 	}
 	return st, nil
+}
+
+// prepare readies a locked store for a run: the steps cleared on restart, its
+// directories made, the unreadable step files set aside, the study file stored.
+func (s *Store) prepare(restart bool, file []byte, log io.Writer) error {
+	if restart {
+		kept, err := s.ClearSteps()
+		if err != nil {
+			return err
+		}
+		if len(kept) > 0 {
+			fmt.Fprintf(log, "kept in %s: %s (not step files of storbench's)\n", s.path("steps"), strings.Join(kept, ", "))
+		}
+	}
+	for _, sub := range []string{"steps", "base", "instances", "scratch"} {
+		if err := mkdirDurable(s.path(sub)); err != nil {
+			return err
+		}
+	}
+	if err := s.setAside(log); err != nil {
+		return err
+	}
+	return s.writeFile("study.yaml", file)
+}
+
+// sameStudyFile refuses to add to a store the results of a study file other than
+// the one stored. A stored copy that is a beginning of file was cut short by a crash
+// (before storbench synced what it stored): it is the same file, written again.
+func (s *Store) sameStudyFile(file []byte) error {
+	stored, err := studyKind.ReadIn(s.Dir, "study.yaml")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: give another --results directory", err)
+	case bytes.Equal(stored, file) || (len(stored) < len(file) && bytes.HasPrefix(file, stored)):
+		return nil
+	}
+	return fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", input.ErrInvalid, s.Dir)
 }
 
 // CheckStore tells whether dir may take the results of study s: a new or empty
@@ -147,21 +195,57 @@ func OpenStore(dir string, s *Study, file []byte, restart bool) (*Store, error) 
 // more than the store first (quick) checks before; its error says what is wrong, the
 // caller how to give another directory.
 func CheckStore(dir string, s *Study) error {
+	_, err := checkStore(dir, s)
+	return err
+}
+
+// checkStore is CheckStore; repaired says how the store's marker was found ("empty",
+// "torn") when its study's name had to be read from the stored study file instead.
+func checkStore(dir string, s *Study) (repaired string, err error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case os.IsNotExist(err) || (err == nil && len(entries) == 0):
-		return nil
+		return "", nil
 	case err != nil:
-		return fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
+		return "", fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, storeMarker))
+	name, repaired, err := storedName(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s is not empty and not a storbench results store", input.ErrInvalid, dir)
+	}
 	if err != nil {
-		return fmt.Errorf("%w: %s is not empty and not a storbench results store", input.ErrInvalid, dir)
+		return "", err
 	}
-	if name := strings.TrimSpace(string(b)); name != s.Name {
-		return fmt.Errorf("%w: %s holds the results of study %q, not %q", input.ErrInvalid, dir, name, s.Name)
+	if name != s.Name {
+		return "", fmt.Errorf("%w: %s holds the results of study %q, not %q", input.ErrInvalid, dir, name, s.Name)
 	}
-	return nil
+	return repaired, nil
+}
+
+// storedName is the name of the study whose results are in dir, from its marker
+// (its error is fs.ErrNotExist without one). storbench writes the marker whole with
+// a newline; one a crash left empty or torn is read again from the stored study
+// file, and repaired says which it was.
+func storedName(dir string) (name, repaired string, err error) {
+	b, err := markerKind.ReadIn(dir, storeMarker)
+	if err != nil {
+		return "", "", err
+	}
+	if name, ok := strings.CutSuffix(string(b), "\n"); ok && studyNameRE.MatchString(name) {
+		return name, "", nil
+	}
+	repaired = "torn"
+	if len(b) == 0 {
+		repaired = "empty"
+	}
+	var named struct {
+		Name string `yaml:"name"`
+	}
+	if file, err := studyKind.ReadIn(dir, "study.yaml"); err == nil && yaml.Unmarshal(file, &named) == nil && studyNameRE.MatchString(named.Name) {
+		return named.Name, repaired, nil
+	}
+	return "", "", fmt.Errorf("%w: %s: its marker %s is %s and its study.yaml names no study, so which study's results it holds is unknown: write the study's name into %s, or give another directory",
+		input.ErrInvalid, dir, storeMarker, repaired, filepath.Join(dir, storeMarker))
 }
 
 // ResultsDir is the absolute directory of a study's results store: dir, or
@@ -180,7 +264,7 @@ func ResultsDir(s *Study, dir string) (string, error) {
 // Lock takes the store for this process: a study run, or its cleaning, while no
 // other runs into it.
 func (s *Store) Lock() error {
-	lock, err := os.OpenFile(s.path(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := os.OpenFile(s.path(".lock"), os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return err
 	}
@@ -202,33 +286,100 @@ func (s *Store) Unlock() {
 
 // Environment reads the stored environment record.
 func (s *Store) Environment() (*Environment, error) {
-	b, err := os.ReadFile(s.path("environment.json"))
-	if err != nil {
+	var env Environment
+	if err := recordKind.DecodeJSONIn(s.Dir, "environment.json", &env); err != nil {
 		return nil, err
 	}
-	var env Environment
-	return &env, json.Unmarshal(b, &env)
+	return &env, nil
 }
 
 // ReadStore opens an existing store for reading.
 func ReadStore(dir string) (*Store, error) {
-	if _, err := os.Stat(filepath.Join(dir, storeMarker)); err != nil {
+	name, _, err := storedName(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s is not a storbench results store (no %s)", input.ErrInvalid, dir, storeMarker)
 	}
-	return &Store{Dir: dir}, nil
+	if err != nil {
+		return nil, err
+	}
+	return &Store{Dir: dir, study: name}, nil
 }
+
+// Name is the name of the study whose results the store holds.
+func (s *Store) Name() string { return s.study }
+
+// StudyFile is the study file as run.
+func (s *Store) StudyFile() ([]byte, error) { return studyKind.ReadIn(s.Dir, "study.yaml") }
 
 func (s *Store) path(parts ...string) string {
 	return filepath.Join(append([]string{s.Dir}, parts...)...)
 }
 
-// writeFile writes a file whole: a reader sees the old or the new content, never half.
+// writeFile writes a file whole and durably before it returns: a temporary file,
+// synced, renamed over the name, and its directory synced. A reader sees the old or
+// the new content, never half; a crash after it returned (a power cut, an I/O error
+// that remounts the filesystem read-only seconds later) keeps the file as written.
 func (s *Store) writeFile(name string, data []byte) error {
-	tmp := s.path(name + ".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	path := s.path(name)
+	tmp := path + ".tmp"
+	// O_NOFOLLOW: a link in the temporary file's place is not written through.
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return fmt.Errorf("storing %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("storing %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes the names in dir durable: a file renamed or made there survives a
+// crash only once its directory is synced.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, s.path(name))
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("syncing directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// mkdirDurable makes dir and its missing parents, durably: the parent of each one
+// made is synced.
+func mkdirDurable(dir string) error {
+	var made []string
+	for p := dir; filepath.Dir(p) != p; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		}
+		made = append(made, p)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := len(made) - 1; i >= 0; i-- {
+		if err := syncDir(filepath.Dir(made[i])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Store) writeJSON(name string, v any) error {
@@ -321,7 +472,7 @@ func (s *Store) keptApart(name *regexp.Regexp, keep func(*StepResult) bool) []St
 			continue
 		}
 		var r StepResult
-		if b, err := os.ReadFile(s.path("steps", e.Name())); err == nil && json.Unmarshal(b, &r) == nil && keep(&r) {
+		if stepKind.DecodeJSONIn(s.Dir, filepath.Join("steps", e.Name()), &r) == nil && keep(&r) {
 			out = append(out, r)
 		}
 	}
@@ -344,54 +495,113 @@ func (s *Store) Done() (map[string]bool, error) {
 
 var stepName = regexp.MustCompile(`^\d{4}\.json$`)
 
-// Steps reads every stored step, in plan order.
+// Unreadable is a step file that does not read as its step: emptied or cut short by
+// a crash, a link, not a regular file, beyond its bound. Its step counts as not
+// stored; a resumed study sets the file aside and runs the step again.
+type Unreadable struct {
+	Seq     int
+	File    string // in the store: steps/0001.json
+	Problem string // worded to follow the file: "is torn (its JSON ends early)"
+}
+
+func (u Unreadable) String() string { return u.File + " " + u.Problem }
+
+// Steps reads every stored step, in plan order; a step file that does not read as
+// its step is left out (ReadSteps names it).
 func (s *Store) Steps() ([]StepResult, error) {
+	steps, _, err := s.ReadSteps()
+	return steps, err
+}
+
+// ReadSteps reads every stored step, in plan order. A step file that does not read
+// as its step is left out and named in bad, so that one torn file costs its step,
+// not the store.
+func (s *Store) ReadSteps() (steps []StepResult, bad []Unreadable, err error) {
 	entries, err := os.ReadDir(s.path("steps"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: results store %s: %v", input.ErrInvalid, s.Dir, err)
+		return nil, nil, fmt.Errorf("%w: results store %s: %v", input.ErrInvalid, s.Dir, err)
 	}
-	var out []StepResult
 	for _, e := range entries {
 		if !stepName.MatchString(e.Name()) {
 			continue
 		}
-		file := s.path("steps", e.Name())
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
-		}
+		name := filepath.Join("steps", e.Name())
+		seq, _ := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json"))
 		var r StepResult
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%w: %s is not a stored step (%v): remove it to run the step again", input.ErrInvalid, file, err)
+		err := stepKind.DecodeJSONIn(s.Dir, name, &r)
+		var ie *infile.Error
+		switch {
+		case errors.As(err, &ie):
+			bad = append(bad, Unreadable{Seq: seq, File: name, Problem: ie.Problem()})
+		case err != nil:
+			return nil, nil, err
+		case r.Step.Seq != seq || r.Step.ID == "":
+			bad = append(bad, Unreadable{Seq: seq, File: name, Problem: fmt.Sprintf("is not a stored step: it holds step %d %q, not step %d", r.Step.Seq, r.Step.ID, seq)})
+		default:
+			steps = append(steps, r)
 		}
-		if seq, _ := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); r.Step.Seq != seq || r.Step.ID == "" {
-			return nil, fmt.Errorf("%w: %s is not a stored step (it holds step %d %q, not step %d): remove it to run the step again", input.ErrInvalid, file, r.Step.Seq, r.Step.ID, seq)
-		}
-		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Step.Seq < out[j].Step.Seq })
-	return out, nil
+	sort.Slice(steps, func(i, j int) bool { return steps[i].Step.Seq < steps[j].Step.Seq })
+	return steps, bad, nil
+}
+
+// setAside moves each unreadable step file out of its step's way, to NAME.unreadable
+// (NAME.unreadable.2, … when taken), and says so: the step runs again, and the file
+// is kept for whoever wants to see what the crash left, never removed.
+func (s *Store) setAside(log io.Writer) error {
+	_, bad, err := s.ReadSteps()
+	if err != nil || len(bad) == 0 {
+		return err
+	}
+	for _, u := range bad {
+		to := u.File + ".unreadable"
+		for n := 2; ; n++ {
+			if _, err := os.Lstat(s.path(to)); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			to = fmt.Sprintf("%s.unreadable.%d", u.File, n)
+		}
+		if err := os.Rename(s.path(u.File), s.path(to)); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "step %d: %s: moved to %s; the step runs again\n", u.Seq, u, to)
+	}
+	return syncDir(s.path("steps"))
 }
 
 // Plan reads the stored plan.
 func (s *Store) Plan() ([]Step, error) {
-	file := s.path("plan.json")
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("%w: results store %s has no readable plan.json: %v", input.ErrInvalid, s.Dir, err)
-	}
 	var steps []Step
-	if err := json.Unmarshal(b, &steps); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a study's plan (%v)", input.ErrInvalid, file, err)
+	if err := recordKind.DecodeJSONIn(s.Dir, "plan.json", &steps); err != nil {
+		return nil, fmt.Errorf("%w (study run writes it again)", err)
 	}
 	return steps, nil
 }
 
-// ClearSteps removes the stored steps (for --restart); the base images stay, so a
-// restarted study does not build again.
-func (s *Store) ClearSteps() error {
-	if err := os.RemoveAll(s.path("steps")); err != nil {
-		return err
+// ownStepFile matches the names storbench gives the files of steps/: a stored,
+// failed or interrupted step, and the temporary files they are written through.
+var ownStepFile = regexp.MustCompile(`^\d{4}(-failed|-interrupted)?\.json(\.tmp)?$`)
+
+// ClearSteps removes the stored steps (for --restart): the regular files of
+// storbench's own names in steps/, nothing else. What else is there (a user's notes,
+// a step file set aside as unreadable) is kept, and its names returned. The base
+// images stay, so a restarted study does not build again.
+func (s *Store) ClearSteps() (kept []string, err error) {
+	entries, err := os.ReadDir(s.path("steps"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	return os.MkdirAll(s.path("steps"), 0o755)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !ownStepFile.MatchString(e.Name()) || !e.Type().IsRegular() {
+			kept = append(kept, e.Name())
+			continue
+		}
+		if err := os.Remove(s.path("steps", e.Name())); err != nil {
+			return nil, err
+		}
+	}
+	return kept, syncDir(s.path("steps"))
 }
