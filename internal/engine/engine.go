@@ -34,10 +34,11 @@ type Database interface {
 
 // Builder creates, loads and removes the schema.
 type Builder interface {
-	// ExistingTables lists the TPC-C tables (and storbench's metadata table) present.
+	// ExistingTables lists the TPC-C tables and storbench's record tables present.
 	ExistingTables(ctx context.Context) ([]string, error)
 	// CreateTables creates the empty tables of that schema, without indexes or
-	// constraints (but a key InnoDB clusters the table on).
+	// constraints (but a key InnoDB clusters the table on), and ObjectsTable listing
+	// them; FinishBuild enters there the routines it creates.
 	CreateTables(ctx context.Context, s Schema) error
 	// NewLoader opens one load connection; build uses several in parallel.
 	NewLoader(ctx context.Context) (Loader, error)
@@ -47,9 +48,8 @@ type Builder interface {
 	// without the privilege): the build is complete, the user should know.
 	// s is the schema CreateTables made.
 	FinishBuild(ctx context.Context, s Schema, info BuildInfo) (notes []string, err error)
-	// Drop removes the TPC-C tables (only those, and storbench's metadata) and returns
-	// the names it dropped.
-	Drop(ctx context.Context) ([]string, error)
+	// Dropper removes what a build created (see Drop).
+	Dropper
 }
 
 // Runner serves a run: sessions for the virtual users and the database's counters.
@@ -179,16 +179,6 @@ func modeList(modes []Mode) string {
 		names[i] = string(m)
 	}
 	return strings.Join(names, " and ")
-}
-
-// OwnTables are the tables storbench creates: the spec's and its build record. Drop
-// removes these and nothing else.
-func OwnTables() []string {
-	names := make([]string, 0, len(tpcc.Tables)+1)
-	for _, t := range tpcc.Tables {
-		names = append(names, t.String())
-	}
-	return append(names, "storbench_build")
 }
 
 // BuildInfo is what a storbench build records in the database.

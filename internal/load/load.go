@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,13 +164,12 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 	if err := opts.Validate(); err != nil {
 		return Summary{}, err
 	}
-	existing, err := db.ExistingTables(ctx)
+	tables, err := db.ExistingTables(ctx)
 	if err != nil {
 		return Summary{}, fmt.Errorf("inspect database: %w", err)
 	}
-	if len(existing) > 0 {
-		return Summary{}, fmt.Errorf("%w: the database already holds TPC-C tables (%s): run storbench drop first, or use another database",
-			input.ErrInvalid, strings.Join(existing, ", "))
+	if len(tables) > 0 {
+		return Summary{}, engine.Occupied(ctx, db)
 	}
 	if dir, known := opts.Storage.DataDir(); known {
 		if err := CheckSpace(db.Engine(), opts.Warehouses, dir); err != nil {

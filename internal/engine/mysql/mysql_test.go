@@ -120,7 +120,7 @@ func TestBuildRunCheck(t *testing.T) {
 		t.Errorf("storage %+v %v, want data and redo log in %s", st, err, s.DataDir)
 	}
 
-	dropped, err := db.Drop(ctx)
+	dropped, err := engine.Drop(ctx, db, s.URL, "")
 	if err != nil || len(dropped) != len(engine.OwnTables())+5 { // and the 5 procedures
 
 		t.Errorf("Drop() = %v, %v", dropped, err)

@@ -55,6 +55,16 @@ var (
 	finishCheckpointSQL string
 	//go:embed sql/finish_analyze.sql
 	finishAnalyzeSQL string
+	//go:embed sql/record.sql
+	recordSQL string
+	//go:embed sql/record_tables.sql
+	recordTablesSQL string
+	//go:embed sql/record_functions.sql
+	recordFunctionsSQL string
+	//go:embed sql/record_read.sql
+	recordReadSQL string
+	//go:embed sql/database_name.sql
+	databaseNameSQL string
 )
 
 // bytesPerWarehouse: PostgreSQL 15 (8 KB pages), storbench build of 1 and 2
@@ -131,10 +141,16 @@ func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// CreateTables implements engine.Database.
+// CreateTables implements engine.Database: the tables and the record of them, in one
+// transaction.
 func (db *DB) CreateTables(ctx context.Context, _ engine.Schema) error {
-	_, err := db.conn.Exec(ctx, schemaSQL)
-	return err
+	return pgx.BeginFunc(ctx, db.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, recordSQL+schemaSQL); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, recordTablesSQL, engine.OwnTables())
+		return err
+	})
 }
 
 // FinishBuild implements engine.Database. It leaves the database as a run expects
@@ -144,7 +160,7 @@ func (db *DB) CreateTables(ctx context.Context, _ engine.Schema) error {
 func (db *DB) FinishBuild(ctx context.Context, schema engine.Schema, info engine.BuildInfo) ([]string, error) {
 	steps := []struct{ what, sql string }{
 		{"create keys and indexes", schema.Expand(indexesSQL)},
-		{"create stored procedures", functionsSQL},
+		{"create stored procedures", functionsSQL + "\n" + recordFunctionsSQL}, // one transaction
 		{"analyze", finishAnalyzeSQL},
 	}
 	if schema.Settle {
@@ -208,40 +224,62 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	if err := db.conn.QueryRow(ctx, warehouseCountSQL).Scan(&info.Warehouses); err != nil {
 		return info, fmt.Errorf("no TPC-C schema here (run storbench build first): %w", err)
 	}
-	var hammerDB bool
-	if err := db.conn.QueryRow(ctx, hammerDBRoutinesSQL).Scan(&hammerDB); err != nil {
+	hammerDB, err := db.names(ctx, hammerDBRoutinesSQL)
+	if err != nil {
 		return info, err
 	}
-	if hammerDB {
+	if len(hammerDB) > 0 {
 		info = engine.HammerDBBuild(info.Warehouses)
 	}
 	return info, engine.ErrNoBuildInfo
 }
 
-// Drop implements engine.Database: it drops only storbench's own tables and functions.
-func (db *DB) Drop(ctx context.Context) ([]string, error) {
+// Inventory implements engine.Dropper.
+func (db *DB) Inventory(ctx context.Context) (engine.Inventory, error) {
+	var name string
+	if err := db.conn.QueryRow(ctx, databaseNameSQL).Scan(&name); err != nil {
+		return engine.Inventory{}, err
+	}
 	tables, err := db.ExistingTables(ctx)
 	if err != nil {
-		return nil, err
+		return engine.Inventory{}, err
 	}
-	funcs, err := db.ownFunctions(ctx)
+	own, err := db.ownFunctions(ctx)
 	if err != nil {
-		return nil, err
+		return engine.Inventory{}, err
 	}
-	// Generated, not an embedded file: the statements name what was found above.
-	var stmt strings.Builder
-	for _, f := range funcs {
-		fmt.Fprintf(&stmt, "DROP FUNCTION %s;\n", f)
+	hammerDB, err := db.names(ctx, hammerDBRoutinesSQL)
+	if err != nil {
+		return engine.Inventory{}, err
 	}
-	for _, t := range tables {
-		fmt.Fprintf(&stmt, "DROP TABLE %s;\n", pgx.Identifier{t}.Sanitize())
-	}
-	if stmt.Len() > 0 {
-		if _, err := db.conn.Exec(ctx, stmt.String()); err != nil {
-			return nil, err
+	var record []engine.Object
+	if slices.Contains(tables, engine.ObjectsTable) {
+		rows, err := db.conn.Query(ctx, recordReadSQL)
+		if err != nil {
+			return engine.Inventory{}, err
+		}
+		if record, err = pgx.CollectRows(rows, pgx.RowToStructByPos[engine.Object]); err != nil {
+			return engine.Inventory{}, err
 		}
 	}
-	return append(tables, funcs...), nil
+	return engine.NewInventory(name, tables, own, hammerDB, record), nil
+}
+
+// DropObjects implements engine.Dropper, in one transaction: all or nothing.
+func (db *DB) DropObjects(ctx context.Context, objs []engine.Object) error {
+	// Generated, not an embedded file: the statements name what Inventory found (a
+	// routine as the catalog names it, name(argument types)).
+	var stmt strings.Builder
+	for _, o := range objs {
+		switch o.Kind {
+		case engine.Routine:
+			fmt.Fprintf(&stmt, "DROP ROUTINE %s;\n", o.Name)
+		case engine.Table:
+			fmt.Fprintf(&stmt, "DROP TABLE %s;\n", pgx.Identifier{o.Name}.Sanitize())
+		}
+	}
+	_, err := db.conn.Exec(ctx, stmt.String())
+	return err
 }
 
 // Counters implements engine.Database: pg_stat_database's commits + rollbacks of this
@@ -393,7 +431,12 @@ func (db *DB) checkProcedures(ctx context.Context) error {
 
 // ownFunctions lists storbench's functions as regprocedure text ("name(argtypes)").
 func (db *DB) ownFunctions(ctx context.Context) ([]string, error) {
-	rows, err := db.conn.Query(ctx, ownFunctionsSQL)
+	return db.names(ctx, ownFunctionsSQL)
+}
+
+// names runs a query of one text column.
+func (db *DB) names(ctx context.Context, query string) ([]string, error) {
+	rows, err := db.conn.Query(ctx, query)
 	if err != nil {
 		return nil, err
 	}
