@@ -91,6 +91,32 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
+// TestDiskFullInodes: a build on a filesystem out of inodes, with space free, stops
+// with one line that names the inodes (before, it read "the storage is full or nearly
+// (… 241.4 MB free …)", and the operator looked for space).
+func TestDiskFullInodes(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("mounts a filesystem and builds")
+	}
+	mnt := looptest.MountWith(t, 400<<20, "-N", "2048").Dir
+	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "inodes")
+	// Empty files take what the server left but 20 inodes: a build makes about 50 files.
+	var fs unix.Statfs_t
+	must(t, unix.Statfs(mnt, &fs))
+	files := filepath.Join(mnt, "files")
+	must(t, os.Mkdir(files, 0o755))
+	for i := range int(fs.Ffree) - 21 {
+		must(t, os.WriteFile(filepath.Join(files, fmt.Sprint(i)), nil, 0o644))
+	}
+	code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1")
+	t.Log(strings.TrimSpace(errOut))
+	if code != 1 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 || !strings.Contains(errOut, "the storage is out of inodes") ||
+		!regexp.MustCompile(`pg/data has \d+ inodes free of \d+, and \d+\.\d MB free of `).MatchString(errOut) || !strings.Contains(errOut, "mkfs.ext4 -i or -N") {
+		t.Errorf("build out of inodes: exit %d, stderr %q; want 1 and one line naming the inodes\n%s", code, errOut, out)
+	}
+}
+
 // fillTo writes a file of the test's own on mnt that leaves about free bytes for
 // the database (smallDisk reserves no blocks for root, so what is available to
 // anyone is what the database has).
