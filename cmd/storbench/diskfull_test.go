@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,8 +49,9 @@ func managedInstance(t *testing.T, path, name string, flags ...string) string {
 	return ""
 }
 
-// TestDiskFull: a build that fills its storage stops with one line naming the
-// directory and its free space; nothing else on that storage is touched.
+// TestDiskFull: a build whose storage fills while it runs (another writer takes the
+// room its up-front check found) stops with one line naming the directory and its
+// free space; nothing else on that storage is touched.
 func TestDiskFull(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
@@ -57,14 +59,12 @@ func TestDiskFull(t *testing.T) {
 	}
 	cases := []struct {
 		name       string
-		mb, whs    int
+		mb         int
 		dsn        func(t *testing.T, mnt string) string
 		wantInText string
 	}{
-		// Disks the built warehouses fit (load.Build refuses a build they do not) but
-		// the build does not: the log it writes meanwhile fills them.
-		{"sqlite", 100, 1, func(t *testing.T, mnt string) string { return "sqlite://" + filepath.Join(mnt, "tpcc.db") }, ""},
-		{"postgres instance", 280, 2, func(t *testing.T, mnt string) string {
+		{"sqlite", 256, func(t *testing.T, mnt string) string { return "sqlite://" + filepath.Join(mnt, "tpcc.db") }, ""},
+		{"postgres instance", 400, func(t *testing.T, mnt string) string {
 			return managedInstance(t, filepath.Join(mnt, "pg"), "full")
 		}, filepath.Join("pg", "data")},
 	}
@@ -75,7 +75,8 @@ func TestDiskFull(t *testing.T) {
 			keep := filepath.Join(mnt, "keep-me")
 			os.WriteFile(keep, []byte("the user's"), 0o644)
 			dsn := c.dsn(t, mnt)
-			code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", fmt.Sprint(c.whs))
+			fillAfter(t, mnt, 40<<20, 8<<20)
+			code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1")
 			if code != 1 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 ||
 				!strings.Contains(errOut, "the storage is full") || !strings.Contains(errOut, " MB free of ") || !strings.Contains(errOut, mnt) {
 				t.Errorf("build on a full disk: exit %d, stderr %q\n%s", code, errOut, out)
@@ -117,24 +118,92 @@ func TestDiskFullInodes(t *testing.T) {
 	}
 }
 
+// TestBuildCountsItsLog: the up-front check counts the WAL the build writes beside its
+// data. 1 warehouse on 213 MB free (more than its 126 MB of data, less than that and
+// its 120 MB of WAL) is refused before anything is created (before, it started and
+// filled the disk); with room for both it builds.
+func TestBuildCountsItsLog(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("mounts a filesystem and builds")
+	}
+	mnt := smallDisk(t, 400)
+	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "countslog")
+	before := tablesOf(t, dsn)
+	filler := fillTo(t, mnt, 213e6)
+	refused(t, "a build of 1 warehouse needs about 246 MB on "+filepath.Join(mnt, "pg", "data")+" (126 MB of data, 120 MB of log it writes), which has 213 MB free (free space there or use a larger target)",
+		"build", "--dsn", dsn, "--warehouses", "1")
+	if after := tablesOf(t, dsn); after != before {
+		t.Errorf("refused build touched the database: before %q, after %q", before, after)
+	}
+	must(t, os.Remove(filler))
+	fillTo(t, mnt, 270e6)
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+		t.Errorf("build with room for its data and WAL: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
 // fillTo writes a file of the test's own on mnt that leaves about free bytes for
 // the database (smallDisk reserves no blocks for root, so what is available to
 // anyone is what the database has).
 func fillTo(t *testing.T, mnt string, free int64) string {
 	t.Helper()
+	filler, err := fill(mnt, "filler", free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filler
+}
+
+// fill writes the file name on mnt that leaves about free bytes.
+func fill(mnt, name string, free int64) (string, error) {
 	var fs unix.Statfs_t
 	if err := unix.Statfs(mnt, &fs); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	size := int64(fs.Bavail)*fs.Bsize - free
 	if size <= 0 {
-		t.Fatalf("%s has only %d bytes free", mnt, int64(fs.Bavail)*fs.Bsize)
+		return "", fmt.Errorf("%s has only %d bytes free", mnt, int64(fs.Bavail)*fs.Bsize)
 	}
-	filler := filepath.Join(mnt, "filler")
+	filler := filepath.Join(mnt, name)
 	if out, err := osexec.Command("fallocate", "-l", fmt.Sprint(size), filler).CombinedOutput(); err != nil {
-		t.Fatalf("fallocate: %v: %s", err, out)
+		return "", fmt.Errorf("fallocate: %v: %s", err, out)
 	}
-	return filler
+	return filler, nil
+}
+
+// fillAfter fills mnt, leaving about free bytes, once something has written grown
+// bytes there: another writer taking the room a build found when it started.
+func fillAfter(t *testing.T, mnt string, grown, free int64) {
+	t.Helper()
+	used := func() int64 {
+		var fs unix.Statfs_t
+		if err := unix.Statfs(mnt, &fs); err != nil {
+			return 0
+		}
+		return int64(fs.Blocks-fs.Bfree) * fs.Bsize
+	}
+	start := used()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for used()-start < grown {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		// The writer goes on meanwhile: try again with less.
+		var err error
+		for i := range 5 {
+			if _, err = fill(mnt, fmt.Sprintf("filler-%d", i), free); err == nil {
+				return
+			}
+		}
+		t.Errorf("fill %s: %v", mnt, err)
+	})
+	t.Cleanup(func() { close(stop); wg.Wait() })
 }
 
 // TestDiskFullDuringRun: a storage that fills during the timed window stops the run
@@ -217,9 +286,10 @@ func TestStudyOnFailure(t *testing.T) {
 	}
 	for _, onFailure := range []string{"stop", "continue"} {
 		t.Run(onFailure, func(t *testing.T) {
-			// The 2 built warehouses fit (load.Build refuses a build they do not),
-			// the build's WAL on top of them does not.
-			full := smallDisk(t, 280)
+			// Room for the build (study plan and the build refuse one without),
+			// taken by another writer while it runs.
+			full := smallDisk(t, 400)
+			fillAfter(t, full, 120<<20, 8<<20) // the instance's initdb writes 56 MB first
 			dir := diskTempDir(t, "study-failure-")
 			file := filepath.Join(dir, "study.yaml")
 			must(t, os.WriteFile(file, []byte(`name: failure
@@ -230,7 +300,7 @@ targets:
   - name: roomy
     path: `+filepath.Join(dir, "pg")+`
 workload:
-  warehouses: 2
+  warehouses: 1
 experiments:
   - name: sweep
     kind: user-sweep
@@ -278,7 +348,8 @@ func TestStudyClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("mounts a filesystem and runs a study")
 	}
-	full := smallDisk(t, 280)
+	full := smallDisk(t, 400)
+	fillAfter(t, full, 120<<20, 8<<20) // the build's, after the instance's 56 MB
 	dir := diskTempDir(t, "study-clean-")
 	file := filepath.Join(dir, "study.yaml")
 	must(t, os.WriteFile(file, []byte(`name: clean
@@ -286,7 +357,7 @@ targets:
   - name: full
     path: `+filepath.Join(full, "pg")+`
 workload:
-  warehouses: 2
+  warehouses: 1
 experiments:
   - name: sweep
     kind: user-sweep

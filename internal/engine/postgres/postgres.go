@@ -65,16 +65,33 @@ var (
 	recordReadSQL string
 	//go:embed sql/database_name.sql
 	databaseNameSQL string
+	//go:embed sql/wal_settings.sql
+	walSettingsSQL string
 )
 
-// bytesPerWarehouse: PostgreSQL 15 (8 KB pages), storbench build of 1 and 2
-// warehouses: pg_database_size 126.6 MB and 232.1 MB; the second warehouse's
-// 105.5 MB (the first also holds the item table and the empty database's catalogs)
-// is the figure.
-const bytesPerWarehouse = 106e6
+// footprint is what a build takes on a server whose max_wal_size (bytes) and
+// checkpoint_completion_target are these. Measured on PostgreSQL 15 (8 KB pages,
+// wal_level replica), storbench builds of 1, 2, 4, 5, 6, 8 and 16 warehouses on a
+// managed instance on a fresh ext4:
+//   - data: pg_database_size 126.6 MB at 1 warehouse, 232.1 MB at 2: 106 MB a
+//     warehouse, and 20 MB besides (the item table and its key);
+//   - WAL: pg_wal grew 117 MB at 1, 201-218 MB at 2, 403 MB at 4, 503 MB at 5 (a
+//     checkpoint right before the finishing changed nothing): 100 MB a warehouse, 20
+//     MB besides. From 6 warehouses (1090 MB) it grew to 1107-1141 MB (8, 16): once a
+//     build writes the checkpoint distance (max_wal_size / (1 +
+//     checkpoint_completion_target), 565 MB by default), the server checkpoints and
+//     keeps the segments it frees for reuse, up to about max_wal_size, plus the
+//     segments in flight: 1.15 × max_wal_size bounds it.
+func footprint(maxWAL int64, completionTarget float64) engine.Footprint {
+	return engine.Footprint{DataFixed: 20e6, DataPerWarehouse: 106e6,
+		LogFixed: 20e6, LogPerWarehouse: 100e6,
+		LogFull: int64(float64(maxWAL) / (1 + completionTarget)), LogMax: maxWAL * 115 / 100}
+}
 
 func init() {
-	engine.Register(Open, bytesPerWarehouse, []engine.Mode{engine.Procedures, engine.SQL}, "postgres", "postgresql")
+	// PostgreSQL's defaults, which storbench's managed instances keep: max_wal_size
+	// 1 GB, checkpoint_completion_target 0.9.
+	engine.Register(Open, footprint(1<<30, 0.9), []engine.Mode{engine.Procedures, engine.SQL}, "postgres", "postgresql")
 }
 
 // DB is an open PostgreSQL TPC-C database. It keeps one connection for schema work,
@@ -151,6 +168,17 @@ func (db *DB) CreateTables(ctx context.Context, _ engine.Schema) error {
 		_, err := tx.Exec(ctx, recordTablesSQL, engine.OwnTables())
 		return err
 	})
+}
+
+// Footprint implements engine.FootprintReader: the WAL a build leaves is bounded by
+// the server's max_wal_size.
+func (db *DB) Footprint(ctx context.Context) (engine.Footprint, error) {
+	var maxWAL int64
+	var target float64
+	if err := db.conn.QueryRow(ctx, walSettingsSQL).Scan(&maxWAL, &target); err != nil {
+		return engine.Footprint{}, err
+	}
+	return footprint(maxWAL, target), nil
 }
 
 // FinishBuild implements engine.Database. It leaves the database as a run expects
