@@ -75,7 +75,7 @@ func TestDiskFull(t *testing.T) {
 			keep := filepath.Join(mnt, "keep-me")
 			os.WriteFile(keep, []byte("the user's"), 0o644)
 			dsn := c.dsn(t, mnt)
-			fillAfter(t, mnt, 40<<20, 8<<20)
+			fillAfter(t, mnt, 40<<20, 40<<20)
 			code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1")
 			if code != 1 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 ||
 				!strings.Contains(errOut, "the storage is full") || !strings.Contains(errOut, " MB free of ") || !strings.Contains(errOut, mnt) {
@@ -148,62 +148,76 @@ func TestBuildCountsItsLog(t *testing.T) {
 // anyone is what the database has).
 func fillTo(t *testing.T, mnt string, free int64) string {
 	t.Helper()
-	filler, err := fill(mnt, "filler", free)
-	if err != nil {
+	size := available(t, mnt) - free
+	if size <= 0 {
+		t.Fatalf("%s has only %d bytes free", mnt, size+free)
+	}
+	filler := filepath.Join(mnt, "filler")
+	if err := allocate(filler, size); err != nil {
 		t.Fatal(err)
 	}
 	return filler
 }
 
-// fill writes the file name on mnt that leaves about free bytes.
-func fill(mnt, name string, free int64) (string, error) {
+// available is what mnt has free for anyone.
+func available(t *testing.T, mnt string) int64 {
 	var fs unix.Statfs_t
 	if err := unix.Statfs(mnt, &fs); err != nil {
-		return "", err
+		t.Error(err)
+		return 0
 	}
-	size := int64(fs.Bavail)*fs.Bsize - free
-	if size <= 0 {
-		return "", fmt.Errorf("%s has only %d bytes free", mnt, int64(fs.Bavail)*fs.Bsize)
+	return int64(fs.Bavail) * fs.Bsize
+}
+
+// allocate makes the file path of size bytes, or none.
+func allocate(path string, size int64) error {
+	if out, err := osexec.Command("fallocate", "-l", fmt.Sprint(size), path).CombinedOutput(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("fallocate: %v: %s", err, out)
 	}
-	filler := filepath.Join(mnt, name)
-	if out, err := osexec.Command("fallocate", "-l", fmt.Sprint(size), filler).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("fallocate: %v: %s", err, out)
-	}
-	return filler, nil
+	return nil
 }
 
 // fillAfter fills mnt, leaving about free bytes, once something has written grown
-// bytes there: another writer taking the room a build found when it started.
+// bytes there: another writer taking the room a build found when it started, the
+// build then filling the rest itself. The writer goes away when the test ends (its
+// files are removed), so that the servers on mnt can stop.
 func fillAfter(t *testing.T, mnt string, grown, free int64) {
 	t.Helper()
-	used := func() int64 {
-		var fs unix.Statfs_t
-		if err := unix.Statfs(mnt, &fs); err != nil {
-			return 0
-		}
-		return int64(fs.Blocks-fs.Bfree) * fs.Bsize
-	}
-	start := used()
+	start := available(t, mnt)
 	stop := make(chan struct{})
+	var files []string
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for used()-start < grown {
+		for start-available(t, mnt) < grown {
 			select {
 			case <-stop:
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
-		// The writer goes on meanwhile: try again with less.
-		var err error
+		// The build writes on meanwhile: a file too large for what is left by then
+		// fails whole, and a smaller one is tried.
 		for i := range 5 {
-			if _, err = fill(mnt, fmt.Sprintf("filler-%d", i), free); err == nil {
+			size := available(t, mnt) - free
+			if size <= 0 {
+				return
+			}
+			f := filepath.Join(mnt, fmt.Sprintf("filler-%d", i))
+			if allocate(f, size) == nil {
+				files = append(files, f)
 				return
 			}
 		}
-		t.Errorf("fill %s: %v", mnt, err)
+		t.Errorf("could not fill %s", mnt)
 	})
-	t.Cleanup(func() { close(stop); wg.Wait() })
+	t.Cleanup(func() {
+		close(stop)
+		wg.Wait()
+		for _, f := range files {
+			os.Remove(f)
+		}
+	})
 }
 
 // TestDiskFullDuringRun: a storage that fills during the timed window stops the run
@@ -289,7 +303,7 @@ func TestStudyOnFailure(t *testing.T) {
 			// Room for the build (study plan and the build refuse one without),
 			// taken by another writer while it runs.
 			full := smallDisk(t, 400)
-			fillAfter(t, full, 120<<20, 8<<20) // the instance's initdb writes 56 MB first
+			fillAfter(t, full, 120<<20, 40<<20) // the instance's initdb writes 56 MB first
 			dir := diskTempDir(t, "study-failure-")
 			file := filepath.Join(dir, "study.yaml")
 			must(t, os.WriteFile(file, []byte(`name: failure
@@ -349,7 +363,7 @@ func TestStudyClean(t *testing.T) {
 		t.Skip("mounts a filesystem and runs a study")
 	}
 	full := smallDisk(t, 400)
-	fillAfter(t, full, 120<<20, 8<<20) // the build's, after the instance's 56 MB
+	fillAfter(t, full, 120<<20, 40<<20) // the build's, after the instance's 56 MB
 	dir := diskTempDir(t, "study-clean-")
 	file := filepath.Join(dir, "study.yaml")
 	must(t, os.WriteFile(file, []byte(`name: clean
