@@ -34,9 +34,10 @@ func TestCountsBeyondTheMachineRefused(t *testing.T) {
 	dsn := "sqlite://" + filepath.Join(dir, "tpcc.db")
 
 	refused(t, "--warehouses 1000000000000 is more than 1000000", "build", "--dsn", dsn, "--warehouses", "1000000000000")
-	// More than the disk under the file holds (82 TB): refused after the file's
-	// directory is known, and the file made to find it out is gone again.
-	refused(t, "1000000 warehouses need about 82000.0 GB on "+dir, "build", "--dsn", dsn, "--warehouses", "1000000")
+	// More than the disk under the file holds (87 TB with the WAL the build writes):
+	// refused after the file's directory is known, and the file made to find it out is
+	// gone again.
+	refused(t, "a build of 1000000 warehouses needs about 87100.0 GB on "+dir, "build", "--dsn", dsn, "--warehouses", "1000000")
 	refused(t, "--workers 100000 is out of range", "build", "--dsn", dsn, "--warehouses", "1", "--workers", "100000")
 	refused(t, "--client-cpus 100000 is out of range", "run", "--dsn", dsn, "--client-cpus", "100000")
 	refused(t, "--duration 200h0m0s is longer than 168h0m0s", "run", "--dsn", dsn, "--duration", "200h")
@@ -70,7 +71,7 @@ func TestBuildBeyondFreeSpaceRefused(t *testing.T) {
 	mnt := smallDisk(t, 200)
 	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "bounds-space")
 	before := tablesOf(t, dsn)
-	refused(t, "4 warehouses need about 0.4 GB on "+filepath.Join(mnt, "pg"), "build", "--dsn", dsn, "--warehouses", "4")
+	refused(t, "a build of 4 warehouses needs about 864 MB on "+filepath.Join(mnt, "pg"), "build", "--dsn", dsn, "--warehouses", "4")
 	if after := tablesOf(t, dsn); after != before {
 		t.Errorf("refused build touched the database: before %q, after %q", before, after)
 	}
@@ -86,8 +87,8 @@ func TestStudyBeyondFreeSpaceRefused(t *testing.T) {
 	must(t, os.WriteFile(study, []byte("name: big\ntargets:\n  - name: small\n    path: "+filepath.Join(mnt, "pg")+
 		"\nworkload:\n  warehouses: 10\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
 	before := listing(mnt)
-	refused(t, study+":6: target small: 10 warehouses need about 1.1 GB on "+filepath.Join(mnt, "pg"), "study", "plan", study)
-	refused(t, study+":6: target small: 10 warehouses need about 1.1 GB", "study", "run", study, "--results", filepath.Join(t.TempDir(), "results"))
+	refused(t, study+":6: target small: a build of 10 warehouses needs about 2.3 GB on "+filepath.Join(mnt, "pg"), "study", "plan", study)
+	refused(t, study+":6: target small: a build of 10 warehouses needs about 2.3 GB", "study", "run", study, "--results", filepath.Join(t.TempDir(), "results"))
 	if after := listing(mnt); after != before {
 		t.Errorf("the refused study touched the target's storage: before %q, after %q", before, after)
 	}
@@ -104,7 +105,7 @@ func TestStudyBeyondFreeSpaceRefused(t *testing.T) {
 		t.Fatalf("a study whose one copy fits: exit %d\n%s%s", code, out, errOut)
 	}
 	must(t, os.WriteFile(study, []byte(one+"  - kind: consolidation\n    instances: 3\n    users: 1\n"), 0o644))
-	refused(t, study+":6: target small: a consolidation of 3 instances, a copy of the database each: 3 warehouses need about", "study", "plan", study)
+	refused(t, study+":6: target small: a consolidation of 3 instances, a copy of the database each: a build of 3 copies of 1 warehouse needs about", "study", "plan", study)
 
 	// A target an earlier run prepared (a resume after a failure) already holds its
 	// data: the free space left is no reason to refuse the study again.

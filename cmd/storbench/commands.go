@@ -254,18 +254,24 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 }
 
 func dropCmd() *cobra.Command {
-	var dsn string
+	var dsn, force string
 	c := &cobra.Command{
 		Use:   "drop",
-		Short: "Remove the TPC-C tables and storbench's procedures (only those)",
-		Args:  cobra.NoArgs,
+		Short: "Remove what a storbench build created (only that)",
+		Long: `Remove the tables and stored procedures a storbench build created in the database,
+as its record lists them (an interrupted build's too), and nothing else. A database
+without that record (built by HammerDB or another tool, or a user's tables with
+TPC-C's names) is refused: --force NAME, where NAME repeats the database's own name
+(a server's database, a SQLite file's absolute path), drops its TPC-C tables and
+routines (storbench's and HammerDB's) and never another table.`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			db, err := engine.Open(c.Context(), dsn)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			dropped, err := db.Drop(c.Context())
+			dropped, err := engine.Drop(c.Context(), db, dsn, force)
 			if err != nil {
 				return err
 			}
@@ -278,6 +284,7 @@ func dropCmd() *cobra.Command {
 		},
 	}
 	dsnFlag(c, &dsn)
+	c.Flags().StringVar(&force, "force", "", "drop the TPC-C tables and routines of a database storbench did not build; give the database's name (a SQLite file's absolute path)")
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,8 +43,9 @@ func managedInstance(t *testing.T, path, name string, flags ...string) string {
 	return instanceDSN(t, name)
 }
 
-// TestDiskFull: a build that fills its storage stops with one line naming the
-// directory and its free space; nothing else on that storage is touched.
+// TestDiskFull: a build whose storage fills while it runs (another writer takes the
+// room its up-front check found) stops with one line naming the directory and its
+// free space; nothing else on that storage is touched.
 func TestDiskFull(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
@@ -51,14 +53,12 @@ func TestDiskFull(t *testing.T) {
 	}
 	cases := []struct {
 		name       string
-		mb, whs    int
+		mb         int
 		dsn        func(t *testing.T, mnt string) string
 		wantInText string
 	}{
-		// Disks the built warehouses fit (load.Build refuses a build they do not) but
-		// the build does not: the log it writes meanwhile fills them.
-		{"sqlite", 100, 1, func(t *testing.T, mnt string) string { return "sqlite://" + filepath.Join(mnt, "tpcc.db") }, ""},
-		{"postgres instance", 280, 2, func(t *testing.T, mnt string) string {
+		{"sqlite", 256, func(t *testing.T, mnt string) string { return "sqlite://" + filepath.Join(mnt, "tpcc.db") }, ""},
+		{"postgres instance", 400, func(t *testing.T, mnt string) string {
 			return managedInstance(t, filepath.Join(mnt, "pg"), "full")
 		}, filepath.Join("pg", "data")},
 	}
@@ -69,7 +69,8 @@ func TestDiskFull(t *testing.T) {
 			keep := filepath.Join(mnt, "keep-me")
 			os.WriteFile(keep, []byte("the user's"), 0o644)
 			dsn := c.dsn(t, mnt)
-			code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", fmt.Sprint(c.whs))
+			fillAfter(t, mnt, 40<<20, 40<<20)
+			code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1")
 			if code != 1 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 ||
 				!strings.Contains(errOut, "the storage is full") || !strings.Contains(errOut, " MB free of ") || !strings.Contains(errOut, mnt) {
 				t.Errorf("build on a full disk: exit %d, stderr %q\n%s", code, errOut, out)
@@ -85,24 +86,132 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
+// TestDiskFullInodes: a build on a filesystem out of inodes, with space free, stops
+// with one line that names the inodes (before, it read "the storage is full or nearly
+// (… 241.4 MB free …)", and the operator looked for space).
+func TestDiskFullInodes(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("mounts a filesystem and builds")
+	}
+	mnt := looptest.MountWith(t, 400<<20, "-N", "2048").Dir
+	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "inodes")
+	// Empty files take what the server left but 20 inodes: a build makes about 50 files.
+	var fs unix.Statfs_t
+	must(t, unix.Statfs(mnt, &fs))
+	files := filepath.Join(mnt, "files")
+	must(t, os.Mkdir(files, 0o755))
+	for i := range int(fs.Ffree) - 21 {
+		must(t, os.WriteFile(filepath.Join(files, fmt.Sprint(i)), nil, 0o644))
+	}
+	code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1")
+	t.Log(strings.TrimSpace(errOut))
+	if code != 1 || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 || !strings.Contains(errOut, "the storage is out of inodes") ||
+		!regexp.MustCompile(`pg/data has \d+ inodes free of \d+, and \d+\.\d MB free of `).MatchString(errOut) || !strings.Contains(errOut, "mkfs.ext4 -i or -N") {
+		t.Errorf("build out of inodes: exit %d, stderr %q; want 1 and one line naming the inodes\n%s", code, errOut, out)
+	}
+}
+
+// TestBuildCountsItsLog: the up-front check counts the WAL the build writes beside its
+// data. 1 warehouse on 213 MB free (more than its 126 MB of data, less than that and
+// its 120 MB of WAL) is refused before anything is created (before, it started and
+// filled the disk); with room for both it builds.
+func TestBuildCountsItsLog(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("mounts a filesystem and builds")
+	}
+	mnt := smallDisk(t, 400)
+	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "countslog")
+	before := tablesOf(t, dsn)
+	filler := fillTo(t, mnt, 213e6)
+	refused(t, "a build of 1 warehouse needs about 246 MB on "+filepath.Join(mnt, "pg", "data")+" (126 MB of data, 120 MB of log it writes), which has 213 MB free (free space there or use a larger target)",
+		"build", "--dsn", dsn, "--warehouses", "1")
+	if after := tablesOf(t, dsn); after != before {
+		t.Errorf("refused build touched the database: before %q, after %q", before, after)
+	}
+	must(t, os.Remove(filler))
+	fillTo(t, mnt, 270e6)
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+		t.Errorf("build with room for its data and WAL: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
 // fillTo writes a file of the test's own on mnt that leaves about free bytes for
 // the database (smallDisk reserves no blocks for root, so what is available to
 // anyone is what the database has).
 func fillTo(t *testing.T, mnt string, free int64) string {
 	t.Helper()
-	var fs unix.Statfs_t
-	if err := unix.Statfs(mnt, &fs); err != nil {
-		t.Fatal(err)
-	}
-	size := int64(fs.Bavail)*fs.Bsize - free
+	size := available(t, mnt) - free
 	if size <= 0 {
-		t.Fatalf("%s has only %d bytes free", mnt, int64(fs.Bavail)*fs.Bsize)
+		t.Fatalf("%s has only %d bytes free", mnt, size+free)
 	}
 	filler := filepath.Join(mnt, "filler")
-	if out, err := osexec.Command("fallocate", "-l", fmt.Sprint(size), filler).CombinedOutput(); err != nil {
-		t.Fatalf("fallocate: %v: %s", err, out)
+	if err := allocate(filler, size); err != nil {
+		t.Fatal(err)
 	}
 	return filler
+}
+
+// available is what mnt has free for anyone.
+func available(t *testing.T, mnt string) int64 {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(mnt, &fs); err != nil {
+		t.Error(err)
+		return 0
+	}
+	return int64(fs.Bavail) * fs.Bsize
+}
+
+// allocate makes the file path of size bytes, or none.
+func allocate(path string, size int64) error {
+	if out, err := osexec.Command("fallocate", "-l", fmt.Sprint(size), path).CombinedOutput(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("fallocate: %v: %s", err, out)
+	}
+	return nil
+}
+
+// fillAfter fills mnt, leaving about free bytes, once something has written grown
+// bytes there: another writer taking the room a build found when it started, the
+// build then filling the rest itself. The writer goes away when the test ends (its
+// files are removed), so that the servers on mnt can stop.
+func fillAfter(t *testing.T, mnt string, grown, free int64) {
+	t.Helper()
+	start := available(t, mnt)
+	stop := make(chan struct{})
+	var files []string
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for start-available(t, mnt) < grown {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		// The build writes on meanwhile: a file too large for what is left by then
+		// fails whole, and a smaller one is tried.
+		for i := range 5 {
+			size := available(t, mnt) - free
+			if size <= 0 {
+				return
+			}
+			f := filepath.Join(mnt, fmt.Sprintf("filler-%d", i))
+			if allocate(f, size) == nil {
+				files = append(files, f)
+				return
+			}
+		}
+		t.Errorf("could not fill %s", mnt)
+	})
+	t.Cleanup(func() {
+		close(stop)
+		wg.Wait()
+		for _, f := range files {
+			os.Remove(f)
+		}
+	})
 }
 
 // TestDiskFullDuringRun: a storage that fills during the timed window stops the run
@@ -185,9 +294,10 @@ func TestStudyOnFailure(t *testing.T) {
 	}
 	for _, onFailure := range []string{"stop", "continue"} {
 		t.Run(onFailure, func(t *testing.T) {
-			// The 2 built warehouses fit (load.Build refuses a build they do not),
-			// the build's WAL on top of them does not.
-			full := smallDisk(t, 280)
+			// Room for the build (study plan and the build refuse one without),
+			// taken by another writer while it runs.
+			full := smallDisk(t, 400)
+			fillAfter(t, full, 120<<20, 40<<20) // the instance's initdb writes 56 MB first
 			dir := diskTempDir(t, "study-failure-")
 			file := filepath.Join(dir, "study.yaml")
 			must(t, os.WriteFile(file, []byte(`name: failure
@@ -198,7 +308,7 @@ targets:
   - name: roomy
     path: `+filepath.Join(dir, "pg")+`
 workload:
-  warehouses: 2
+  warehouses: 1
 experiments:
   - name: sweep
     kind: user-sweep
@@ -246,7 +356,8 @@ func TestStudyClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("mounts a filesystem and runs a study")
 	}
-	full := smallDisk(t, 280)
+	full := smallDisk(t, 400)
+	fillAfter(t, full, 120<<20, 40<<20) // the build's, after the instance's 56 MB
 	dir := diskTempDir(t, "study-clean-")
 	file := filepath.Join(dir, "study.yaml")
 	must(t, os.WriteFile(file, []byte(`name: clean
@@ -254,7 +365,7 @@ targets:
   - name: full
     path: `+filepath.Join(full, "pg")+`
 workload:
-  warehouses: 2
+  warehouses: 1
 experiments:
   - name: sweep
     kind: user-sweep

@@ -22,17 +22,10 @@ func TestRunOnHammerDBBuild(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
 	ctx := context.Background()
-	dsn := srv.DSN("tpcc")
-	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2", "--schema", "hammerdb"); code != 0 {
-		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
-	}
-	fixture, err := os.ReadFile(filepath.Join("testdata", "hammerdb_412_pg.sql"))
-	must(t, err)
+	dsn := hammerDBBuild(t, srv.DSN("tpcc"))
 	conn, err := srv.Connect(ctx, "tpcc")
 	must(t, err)
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, string(fixture))
-	must(t, err)
 	const objectsSQL = `SELECT (SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace),
 		(SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace)`
 	var relations, procs int
@@ -91,4 +84,17 @@ func TestRunOnHammerDBBuild(t *testing.T) {
 	if relationsAfter != relations || procsAfter != procs {
 		t.Errorf("the runs changed HammerDB's database: %d relations and %d routines before, %d and %d after", relations, procs, relationsAfter, procsAfter)
 	}
+}
+
+// hammerDBBuild lays out the PostgreSQL database dsn as HammerDB 4.12 leaves one
+// (testdata/hammerdb_412_pg.sql on a storbench build of its schema) and returns dsn.
+func hammerDBBuild(t *testing.T, dsn string) string {
+	t.Helper()
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2", "--schema", "hammerdb"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	fixture, err := os.ReadFile(filepath.Join("testdata", "hammerdb_412_pg.sql"))
+	must(t, err)
+	exec(t, dsn, string(fixture))
+	return dsn
 }

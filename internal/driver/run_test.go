@@ -40,7 +40,10 @@ func (db *fakeDB) CreateTables(context.Context, engine.Schema) error {
 func (db *fakeDB) FinishBuild(context.Context, engine.Schema, engine.BuildInfo) ([]string, error) {
 	return nil, errors.New("unused")
 }
-func (db *fakeDB) Drop(context.Context) ([]string, error) { return nil, errors.New("unused") }
+func (db *fakeDB) Inventory(context.Context) (engine.Inventory, error) {
+	return engine.Inventory{}, errors.New("unused")
+}
+func (db *fakeDB) DropObjects(context.Context, []engine.Object) error { return errors.New("unused") }
 func (db *fakeDB) Activity(context.Context) (engine.Activity, error) {
 	return engine.Activity{Commits: db.commits.Load()}, nil
 }

@@ -34,10 +34,11 @@ type Database interface {
 
 // Builder creates, loads and removes the schema.
 type Builder interface {
-	// ExistingTables lists the TPC-C tables (and storbench's metadata table) present.
+	// ExistingTables lists the TPC-C tables and storbench's record tables present.
 	ExistingTables(ctx context.Context) ([]string, error)
 	// CreateTables creates the empty tables of that schema, without indexes or
-	// constraints (but a key InnoDB clusters the table on).
+	// constraints (but a key InnoDB clusters the table on), and ObjectsTable listing
+	// them; FinishBuild enters there the routines it creates.
 	CreateTables(ctx context.Context, s Schema) error
 	// NewLoader opens one load connection; build uses several in parallel.
 	NewLoader(ctx context.Context) (Loader, error)
@@ -47,9 +48,8 @@ type Builder interface {
 	// without the privilege): the build is complete, the user should know.
 	// s is the schema CreateTables made.
 	FinishBuild(ctx context.Context, s Schema, info BuildInfo) (notes []string, err error)
-	// Drop removes the TPC-C tables (only those, and storbench's metadata) and returns
-	// the names it dropped.
-	Drop(ctx context.Context) ([]string, error)
+	// Dropper removes what a build created (see Drop).
+	Dropper
 }
 
 // Runner serves a run: sessions for the virtual users and the database's counters.
@@ -181,16 +181,6 @@ func modeList(modes []Mode) string {
 	return strings.Join(names, " and ")
 }
 
-// OwnTables are the tables storbench creates: the spec's and its build record. Drop
-// removes these and nothing else.
-func OwnTables() []string {
-	names := make([]string, 0, len(tpcc.Tables)+1)
-	for _, t := range tpcc.Tables {
-		names = append(names, t.String())
-	}
-	return append(names, "storbench_build")
-}
-
 // BuildInfo is what a storbench build records in the database.
 type BuildInfo struct {
 	Warehouses int       `json:"warehouses"`
@@ -320,21 +310,21 @@ const (
 )
 
 var (
-	openers   = map[string]Opener{}
-	footprint = map[string]int64{}
-	modesOf   = map[string][]Mode{}
-	canonical = map[string]string{} // scheme → the engine's first registered scheme
+	openers    = map[string]Opener{}
+	footprints = map[string]Footprint{}
+	modesOf    = map[string][]Mode{}
+	canonical  = map[string]string{} // scheme → the engine's first registered scheme
 )
 
 // Register makes an engine available for the given DSN schemes. Engine packages call
-// it from init, with what one more warehouse takes on disk once built (tables and
-// indexes, measured): a build its storage cannot hold is refused before it starts;
-// and with the modes it runs, its best first: a mode it cannot run is refused before
-// anything connects (a study's, before the study starts).
-func Register(open Opener, bytesPerWarehouse int64, modes []Mode, schemes ...string) {
+// it from init, with what a build takes on disk (measured): a build its storage
+// cannot hold is refused before it starts; and with the modes it runs, its best
+// first: a mode it cannot run is refused before anything connects (a study's, before
+// the study starts).
+func Register(open Opener, f Footprint, modes []Mode, schemes ...string) {
 	for _, s := range schemes {
 		openers[s] = open
-		footprint[s] = bytesPerWarehouse
+		footprints[s] = f
 		modesOf[s] = modes
 		canonical[s] = schemes[0]
 	}
@@ -357,9 +347,54 @@ func SameEngine(a, b string) bool {
 	return canon(a) == canon(b)
 }
 
-// BytesPerWarehouse is the registered on-disk size of a built warehouse of the
-// engine a DSN scheme (or Database.Engine's name) names; 0 when none is registered.
-func BytesPerWarehouse(scheme string) int64 { return footprint[scheme] }
+// Footprint is what a build takes on the storage, as each engine measured it: the
+// built database's files, and the log (write-ahead log, binary log) the build writes
+// meanwhile, at its peak, which may be on a filesystem of its own.
+type Footprint struct {
+	// The database's files: DataFixed (the item table, what a server adds once) and
+	// DataPerWarehouse for each warehouse.
+	DataFixed, DataPerWarehouse int64
+	// The log the build writes: LogFixed and LogPerWarehouse, until it passes LogFull,
+	// from where it takes LogMax whatever the warehouses (PostgreSQL checkpoints then,
+	// keeps the segments it frees for reuse, up to max_wal_size, and writes no more).
+	// LogMax 0: the log grows with the build (a binary log).
+	LogFixed, LogPerWarehouse int64
+	LogFull, LogMax           int64
+}
+
+// Data is what the built database of that many warehouses takes.
+func (f Footprint) Data(warehouses int) int64 {
+	return f.DataFixed + f.DataPerWarehouse*int64(warehouses)
+}
+
+// Log is the log a build of that many warehouses leaves at its peak.
+func (f Footprint) Log(warehouses int) int64 {
+	l := f.LogFixed + f.LogPerWarehouse*int64(warehouses)
+	if f.LogMax > 0 && l > f.LogFull {
+		return f.LogMax
+	}
+	return l
+}
+
+// RegisteredFootprint is what a build of the engine a DSN scheme (or
+// Database.Engine's name) names takes on a server set up as storbench's managed
+// instances are; zero when none is registered.
+func RegisteredFootprint(scheme string) Footprint { return footprints[scheme] }
+
+// FootprintReader is a Database whose build's log depends on the server's settings
+// (PostgreSQL's max_wal_size, MariaDB's binary log on or off).
+type FootprintReader interface {
+	Footprint(ctx context.Context) (Footprint, error)
+}
+
+// BuildFootprint is what a build into db takes: as its server's settings say, where
+// the engine reads them, else the registered figure.
+func BuildFootprint(ctx context.Context, db Database) (Footprint, error) {
+	if r, ok := db.(FootprintReader); ok {
+		return r.Footprint(ctx)
+	}
+	return RegisteredFootprint(db.Engine()), nil
+}
 
 // Interrupted is the error of work its context ended (Ctrl-C): it matches the
 // context's error (errors.Is(err, context.Canceled)) but reads as msg alone, which

@@ -30,10 +30,26 @@ func RequireSchema(ctx context.Context, db Database, dsn string) error {
 		return fmt.Errorf("%w: %s has no TPC-C tables: run storbench build --dsn … --warehouses N first, or name the built database in --dsn",
 			input.ErrInvalid, dburl.Redact(dsn))
 	case len(missing) > 0:
-		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop, then storbench build",
-			input.ErrInvalid, dburl.Redact(dsn), strings.Join(missing, ", "))
+		return partialSchema(ctx, db, dsn, missing)
 	}
 	return nil
+}
+
+// partialSchema refuses a database that lacks some TPC-C tables: storbench's own
+// build is to be dropped and built again; tables that only share TPC-C's names (a
+// user's warehouse table) are not storbench's to drop.
+func partialSchema(ctx context.Context, db Dropper, dsn string, missing []string) error {
+	inv, err := db.Inventory(ctx)
+	if err != nil {
+		return err
+	}
+	shown := dburl.Redact(dsn)
+	if inv.Storbench() {
+		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop --dsn %s, then storbench build",
+			input.ErrInvalid, shown, strings.Join(missing, ", "), shown)
+	}
+	return fmt.Errorf("%w: %s is not a TPC-C database (it holds %s but not %s, and no storbench build): storbench will not touch it; name the built database in --dsn, or build one in another database",
+		input.ErrInvalid, shown, strings.Join(tables(inv.TPCC), ", "), strings.Join(missing, ", "))
 }
 
 // RequireBuild refuses, as bad input, a database a run cannot measure: one without the

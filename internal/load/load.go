@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,36 +129,86 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// CheckSpace refuses warehouses of an engine (a DSN scheme or managed engine name)
-// that the filesystem of dir (or of its nearest existing parent, for a directory
-// still to be made) surely cannot hold: the engine's figure is a built warehouse's
-// size, without the log the load writes meanwhile, so a refused build would have
-// failed with a full disk. Errors read "problem (fix)".
-func CheckSpace(engineName string, warehouses int, dir string) error {
-	per := engine.BytesPerWarehouse(engineName)
+// CheckSpace refuses a build its storage cannot hold: copies databases (a
+// consolidation's, each with its own log) of warehouses each, taking what f says,
+// as measured at a build's peak (engine.Footprint): the built files on the filesystem
+// of dataDir, the log the build writes meanwhile on logDir's, which is dataDir's when
+// logDir is "" or on it. A directory still to be made counts as its nearest existing
+// parent. A refused build would have filled its storage. Errors read "problem (fix)".
+func CheckSpace(f engine.Footprint, copies, warehouses int, dataDir, logDir string) error {
+	build := "a build of " + tpcc.Count(warehouses, "warehouse")
+	if copies > 1 {
+		build = fmt.Sprintf("a build of %d copies of %s", copies, tpcc.Count(warehouses, "warehouse"))
+	}
+	data := func(w int) int64 { return int64(copies) * f.Data(w) }
+	log := func(w int) int64 { return int64(copies) * f.Log(w) }
+	if logDir == "" || sameFilesystem(dataDir, logDir) {
+		both := func(w int) int64 { return data(w) + log(w) }
+		return fits(warehouses, dataDir, both, build,
+			fmt.Sprintf("%s of data, %s of log it writes", size(data(warehouses)), size(log(warehouses))))
+	}
+	if err := fits(warehouses, dataDir, data, build, "its data"); err != nil {
+		return err
+	}
+	return fits(warehouses, logDir, log, build, "the log it writes")
+}
+
+// fits refuses a build of warehouses whose need is beyond what the filesystem of dir
+// has free; of says what it needs there.
+func fits(warehouses int, dir string, need func(int) int64, build, of string) error {
 	free, known := freeSpace(dir)
-	need := per * int64(warehouses)
-	if per == 0 || !known || need <= free {
+	if !known || need(warehouses) <= free {
 		return nil
 	}
+	// The most warehouses that fit: need grows with them.
+	fit := sort.Search(warehouses, func(w int) bool { return need(w+1) > free })
 	fix := "free space there or use a larger target"
-	if fit := free / per; fit > 0 {
-		fix = fmt.Sprintf("give at most %d warehouses, or free space there", fit)
+	if fit > 0 {
+		fix = fmt.Sprintf("give at most %s, or free space there", tpcc.Count(fit, "warehouse"))
 	}
-	return fmt.Errorf("%d warehouses need about %.1f GB on %s, which has %.1f GB free (%s)",
-		warehouses, float64(need)/1e9, dir, float64(free)/1e9, fix)
+	return fmt.Errorf("%s needs about %s on %s (%s), which has %s free (%s)", build, size(need(warehouses)), dir, of, size(free), fix)
+}
+
+// size is a byte count for the user, to the precision a space check has.
+func size(b int64) string {
+	if b >= 1e9 {
+		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	}
+	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
+}
+
+// existing is dir or its nearest existing parent.
+func existing(dir string) (string, bool) {
+	for ; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(dir); err == nil {
+			return dir, true
+		} else if !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
+			return "", false
+		}
+	}
+}
+
+// sameFilesystem tells whether two directories (or their nearest existing parents)
+// are on one filesystem; unknown counts as the same, the stricter check.
+func sameFilesystem(a, b string) bool {
+	var sa, sb unix.Stat_t
+	a, okA := existing(a)
+	b, okB := existing(b)
+	if !okA || !okB || unix.Stat(a, &sa) != nil || unix.Stat(b, &sb) != nil {
+		return true
+	}
+	return sa.Dev == sb.Dev
 }
 
 // freeSpace is what the filesystem of dir, or of its nearest existing parent, has
 // free for an unprivileged writer.
 func freeSpace(dir string) (int64, bool) {
-	for ; ; dir = filepath.Dir(dir) {
-		if free, err := engine.FreeBytes(dir); err == nil {
-			return free, true
-		} else if !errors.Is(err, unix.ENOENT) || dir == filepath.Dir(dir) {
-			return 0, false
-		}
+	dir, ok := existing(dir)
+	if !ok {
+		return 0, false
 	}
+	free, err := engine.FreeBytes(dir)
+	return free, err == nil
 }
 
 // Build creates and loads the schema. It refuses to touch a database that already
@@ -165,16 +217,20 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 	if err := opts.Validate(); err != nil {
 		return Summary{}, err
 	}
-	existing, err := db.ExistingTables(ctx)
+	tables, err := db.ExistingTables(ctx)
 	if err != nil {
 		return Summary{}, fmt.Errorf("inspect database: %w", err)
 	}
-	if len(existing) > 0 {
-		return Summary{}, fmt.Errorf("%w: the database already holds TPC-C tables (%s): run storbench drop first, or use another database",
-			input.ErrInvalid, strings.Join(existing, ", "))
+	if len(tables) > 0 {
+		return Summary{}, engine.Occupied(ctx, db)
 	}
 	if dir, known := opts.Storage.DataDir(); known {
-		if err := CheckSpace(db.Engine(), opts.Warehouses, dir); err != nil {
+		f, err := engine.BuildFootprint(ctx, db)
+		if err != nil {
+			return Summary{}, fmt.Errorf("read the server's settings: %w", err)
+		}
+		logDir, _ := opts.Storage.LogDir()
+		if err := CheckSpace(f, 1, opts.Warehouses, dir, logDir); err != nil {
 			return Summary{}, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 		}
 	}

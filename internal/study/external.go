@@ -207,6 +207,10 @@ func (t *target) ensureSchema(ctx context.Context, db engine.Database) error {
 		if (err == nil || errors.Is(err, engine.ErrNoBuildInfo)) && info.Warehouses == t.workload.Warehouses {
 			return nil
 		}
+		if errors.Is(err, engine.ErrNoBuildInfo) {
+			return fmt.Errorf("%w: %s holds a TPC-C schema of %d warehouses that storbench did not build, the study wants %d: storbench will not touch it; give the study workload.warehouses %d, or use another database",
+				input.ErrInvalid, dburl.Redact(t.spec.DSN), info.Warehouses, t.workload.Warehouses, info.Warehouses)
+		}
 		return fmt.Errorf("%w: %s holds a TPC-C schema of %d warehouses, the study wants %d: storbench drop it first, or use another database",
 			input.ErrInvalid, dburl.Redact(t.spec.DSN), info.Warehouses, t.workload.Warehouses)
 	}

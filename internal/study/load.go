@@ -300,7 +300,7 @@ func (c *checker) space(s *Study) {
 			continue
 		}
 		n := max(copies[t], 1)
-		if err := load.CheckSpace(t.Engine, n*s.Workload.Warehouses, t.Path); err != nil {
+		if err := load.CheckSpace(engine.RegisteredFootprint(t.Engine), n, s.Workload.Warehouses, t.Path, t.WALPath); err != nil {
 			if n > 1 {
 				err = fmt.Errorf("a consolidation of %d instances, a copy of the database each: %w", n, err)
 			}

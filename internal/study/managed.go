@@ -307,8 +307,9 @@ func (t *target) ensureBase(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	// Only storbench's tables: what a build cut short by an interruption left.
-	if _, err := db.Drop(ctx); err != nil {
+	// What the record of a build cut short by an interruption lists, if any (the
+	// instance is storbench's, but not every table in it need be).
+	if _, err := engine.Drop(ctx, db, t.dsn, ""); err != nil {
 		return err
 	}
 	if err := t.build(ctx, db); err != nil {

@@ -4,7 +4,7 @@
 -- and DBMS_RANDOM (stand-ins here: only their names and arguments matter to storbench);
 -- and committed unused-item New-Orders, whose last line names item 100001 with a NULL
 -- amount and distribution info.
-DROP TABLE storbench_build;
+DROP TABLE storbench_build, storbench_objects;
 DO $$
 DECLARE f regprocedure;
 BEGIN

@@ -14,6 +14,8 @@ var (
 	activitySQL string
 	//go:embed sql/storage.sql
 	storageSQL string
+	//go:embed sql/log_bin.sql
+	logBinSQL string
 )
 
 const activitySource = "SHOW GLOBAL STATUS, whole server (every database and session): " +
@@ -69,4 +71,18 @@ func (db *DB) Storage(ctx context.Context) (engine.Storage, error) {
 		log = filepath.Join(data, log)
 	}
 	return engine.Storage{Data: data, WAL: filepath.Clean(log)}, nil
+}
+
+// Footprint implements engine.FootprintReader: a server without a binary log writes
+// no log that grows with the build (its redo log has a fixed size).
+func (db *DB) Footprint(ctx context.Context) (engine.Footprint, error) {
+	var binlog bool
+	if err := db.Pool().QueryRowContext(ctx, logBinSQL).Scan(&binlog); err != nil {
+		return engine.Footprint{}, fmt.Errorf("read @@log_bin: %w", err)
+	}
+	f := footprint
+	if !binlog {
+		f.LogFixed, f.LogPerWarehouse = 0, 0
+	}
+	return f, nil
 }

@@ -9,20 +9,27 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
+
+// openServer starts a server for the test and opens its database tpcc.
+func openServer(t *testing.T) (*pgserver.Server, *DB) {
+	t.Helper()
+	srv := pgtest.Start(t)
+	d, err := Open(context.Background(), srv.DSN("tpcc"), engine.Existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	return srv, d.(*DB)
+}
 
 // The activity counters move by what a session did: its commits, rollbacks, WAL, a
 // checkpoint and a sort spilled to disk; Storage names the server's own directories.
 func TestObserver(t *testing.T) {
-	srv := pgtest.Start(t)
+	srv, db := openServer(t)
 	ctx := context.Background()
-	d, err := Open(ctx, srv.DSN("tpcc"), engine.Existing)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	db := d.(*DB)
 
 	st, err := db.Storage(ctx)
 	if err != nil {
@@ -102,5 +109,40 @@ func TestServerMajor(t *testing.T) {
 	}
 	if _, err := serverMajor("EnterpriseDB"); err == nil {
 		t.Error("a version without a number must be an error")
+	}
+}
+
+// TestFootprint: the WAL a build leaves is bounded by the server's max_wal_size.
+func TestFootprint(t *testing.T) {
+	srv, d := openServer(t)
+	ctx := context.Background()
+	f, err := engine.BuildFootprint(ctx, d)
+	if err != nil || f != engine.RegisteredFootprint("postgres") {
+		t.Fatalf("with the defaults: %+v, %v; want the registered %+v", f, err, engine.RegisteredFootprint("postgres"))
+	}
+	// Under the checkpoint distance the WAL grows with the warehouses (100 MB each),
+	// beyond it the server keeps about max_wal_size.
+	if f.Log(1) != 120e6 || f.Log(5) != 520e6 || f.Log(6) != f.LogMax || f.Log(1000) != f.LogMax || f.LogMax < 1<<30 {
+		t.Errorf("Log(1, 5, 6, 1000) = %d, %d, %d, %d", f.Log(1), f.Log(5), f.Log(6), f.Log(1000))
+	}
+	conn, err := srv.Connect(ctx, "tpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{"ALTER SYSTEM SET max_wal_size = '4GB'", "SELECT pg_reload_conf()"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The reload reaches the session a moment later.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		f, err = engine.BuildFootprint(ctx, d)
+		if err != nil || f.LogMax != engine.RegisteredFootprint("postgres").LogMax || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || f.LogMax != 4<<30*115/100 || f.Log(20) != 2020e6 {
+		t.Errorf("with max_wal_size 4GB: %+v, %v; want LogMax %d and 2020 MB at 20 warehouses", f, err, int64(4<<30*115/100))
 	}
 }

@@ -55,16 +55,43 @@ var (
 	finishCheckpointSQL string
 	//go:embed sql/finish_analyze.sql
 	finishAnalyzeSQL string
+	//go:embed sql/record.sql
+	recordSQL string
+	//go:embed sql/record_tables.sql
+	recordTablesSQL string
+	//go:embed sql/record_functions.sql
+	recordFunctionsSQL string
+	//go:embed sql/record_read.sql
+	recordReadSQL string
+	//go:embed sql/database_name.sql
+	databaseNameSQL string
+	//go:embed sql/wal_settings.sql
+	walSettingsSQL string
 )
 
-// bytesPerWarehouse: PostgreSQL 15 (8 KB pages), storbench build of 1 and 2
-// warehouses: pg_database_size 126.6 MB and 232.1 MB; the second warehouse's
-// 105.5 MB (the first also holds the item table and the empty database's catalogs)
-// is the figure.
-const bytesPerWarehouse = 106e6
+// footprint is what a build takes on a server whose max_wal_size (bytes) and
+// checkpoint_completion_target are these. Measured on PostgreSQL 15 (8 KB pages,
+// wal_level replica), storbench builds of 1, 2, 4, 5, 6, 8 and 16 warehouses on a
+// managed instance on a fresh ext4:
+//   - data: pg_database_size 126.6 MB at 1 warehouse, 232.1 MB at 2: 106 MB a
+//     warehouse, and 20 MB besides (the item table and its key);
+//   - WAL: pg_wal grew 117 MB at 1, 201-218 MB at 2, 403 MB at 4, 503 MB at 5 (a
+//     checkpoint right before the finishing changed nothing): 100 MB a warehouse, 20
+//     MB besides. From 6 warehouses (1090 MB) it grew to 1107-1141 MB (8, 16): once a
+//     build writes the checkpoint distance (max_wal_size / (1 +
+//     checkpoint_completion_target), 565 MB by default), the server checkpoints and
+//     keeps the segments it frees for reuse, up to about max_wal_size, plus the
+//     segments in flight: 1.15 × max_wal_size bounds it.
+func footprint(maxWAL int64, completionTarget float64) engine.Footprint {
+	return engine.Footprint{DataFixed: 20e6, DataPerWarehouse: 106e6,
+		LogFixed: 20e6, LogPerWarehouse: 100e6,
+		LogFull: int64(float64(maxWAL) / (1 + completionTarget)), LogMax: maxWAL * 115 / 100}
+}
 
 func init() {
-	engine.Register(Open, bytesPerWarehouse, []engine.Mode{engine.Procedures, engine.SQL}, "postgres", "postgresql")
+	// PostgreSQL's defaults, which storbench's managed instances keep: max_wal_size
+	// 1 GB, checkpoint_completion_target 0.9.
+	engine.Register(Open, footprint(1<<30, 0.9), []engine.Mode{engine.Procedures, engine.SQL}, "postgres", "postgresql")
 }
 
 // DB is an open PostgreSQL TPC-C database. It keeps one connection for schema work,
@@ -131,10 +158,27 @@ func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// CreateTables implements engine.Database.
+// CreateTables implements engine.Database: the tables and the record of them, in one
+// transaction.
 func (db *DB) CreateTables(ctx context.Context, _ engine.Schema) error {
-	_, err := db.conn.Exec(ctx, schemaSQL)
-	return err
+	return pgx.BeginFunc(ctx, db.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, recordSQL+schemaSQL); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, recordTablesSQL, engine.OwnTables())
+		return err
+	})
+}
+
+// Footprint implements engine.FootprintReader: the WAL a build leaves is bounded by
+// the server's max_wal_size.
+func (db *DB) Footprint(ctx context.Context) (engine.Footprint, error) {
+	var maxWAL int64
+	var target float64
+	if err := db.conn.QueryRow(ctx, walSettingsSQL).Scan(&maxWAL, &target); err != nil {
+		return engine.Footprint{}, err
+	}
+	return footprint(maxWAL, target), nil
 }
 
 // FinishBuild implements engine.Database. It leaves the database as a run expects
@@ -144,7 +188,7 @@ func (db *DB) CreateTables(ctx context.Context, _ engine.Schema) error {
 func (db *DB) FinishBuild(ctx context.Context, schema engine.Schema, info engine.BuildInfo) ([]string, error) {
 	steps := []struct{ what, sql string }{
 		{"create keys and indexes", schema.Expand(indexesSQL)},
-		{"create stored procedures", functionsSQL},
+		{"create stored procedures", functionsSQL + "\n" + recordFunctionsSQL}, // one transaction
 		{"analyze", finishAnalyzeSQL},
 	}
 	if schema.Settle {
@@ -208,40 +252,62 @@ func (db *DB) BuildInfo(ctx context.Context) (engine.BuildInfo, error) {
 	if err := db.conn.QueryRow(ctx, warehouseCountSQL).Scan(&info.Warehouses); err != nil {
 		return info, fmt.Errorf("no TPC-C schema here (run storbench build first): %w", err)
 	}
-	var hammerDB bool
-	if err := db.conn.QueryRow(ctx, hammerDBRoutinesSQL).Scan(&hammerDB); err != nil {
+	hammerDB, err := db.names(ctx, hammerDBRoutinesSQL)
+	if err != nil {
 		return info, err
 	}
-	if hammerDB {
+	if len(hammerDB) > 0 {
 		info = engine.HammerDBBuild(info.Warehouses)
 	}
 	return info, engine.ErrNoBuildInfo
 }
 
-// Drop implements engine.Database: it drops only storbench's own tables and functions.
-func (db *DB) Drop(ctx context.Context) ([]string, error) {
+// Inventory implements engine.Dropper.
+func (db *DB) Inventory(ctx context.Context) (engine.Inventory, error) {
+	var name string
+	if err := db.conn.QueryRow(ctx, databaseNameSQL).Scan(&name); err != nil {
+		return engine.Inventory{}, err
+	}
 	tables, err := db.ExistingTables(ctx)
 	if err != nil {
-		return nil, err
+		return engine.Inventory{}, err
 	}
-	funcs, err := db.ownFunctions(ctx)
+	own, err := db.ownFunctions(ctx)
 	if err != nil {
-		return nil, err
+		return engine.Inventory{}, err
 	}
-	// Generated, not an embedded file: the statements name what was found above.
-	var stmt strings.Builder
-	for _, f := range funcs {
-		fmt.Fprintf(&stmt, "DROP FUNCTION %s;\n", f)
+	hammerDB, err := db.names(ctx, hammerDBRoutinesSQL)
+	if err != nil {
+		return engine.Inventory{}, err
 	}
-	for _, t := range tables {
-		fmt.Fprintf(&stmt, "DROP TABLE %s;\n", pgx.Identifier{t}.Sanitize())
-	}
-	if stmt.Len() > 0 {
-		if _, err := db.conn.Exec(ctx, stmt.String()); err != nil {
-			return nil, err
+	var record []engine.Object
+	if slices.Contains(tables, engine.ObjectsTable) {
+		rows, err := db.conn.Query(ctx, recordReadSQL)
+		if err != nil {
+			return engine.Inventory{}, err
+		}
+		if record, err = pgx.CollectRows(rows, pgx.RowToStructByPos[engine.Object]); err != nil {
+			return engine.Inventory{}, err
 		}
 	}
-	return append(tables, funcs...), nil
+	return engine.NewInventory(name, tables, own, hammerDB, record), nil
+}
+
+// DropObjects implements engine.Dropper, in one transaction: all or nothing.
+func (db *DB) DropObjects(ctx context.Context, objs []engine.Object) error {
+	// Generated, not an embedded file: the statements name what Inventory found (a
+	// routine as the catalog names it, name(argument types)).
+	var stmt strings.Builder
+	for _, o := range objs {
+		switch o.Kind {
+		case engine.Routine:
+			fmt.Fprintf(&stmt, "DROP ROUTINE %s;\n", o.Name)
+		case engine.Table:
+			fmt.Fprintf(&stmt, "DROP TABLE %s;\n", pgx.Identifier{o.Name}.Sanitize())
+		}
+	}
+	_, err := db.conn.Exec(ctx, stmt.String())
+	return err
 }
 
 // Counters implements engine.Database: pg_stat_database's commits + rollbacks of this
@@ -393,7 +459,12 @@ func (db *DB) checkProcedures(ctx context.Context) error {
 
 // ownFunctions lists storbench's functions as regprocedure text ("name(argtypes)").
 func (db *DB) ownFunctions(ctx context.Context) ([]string, error) {
-	rows, err := db.conn.Query(ctx, ownFunctionsSQL)
+	return db.names(ctx, ownFunctionsSQL)
+}
+
+// names runs a query of one text column.
+func (db *DB) names(ctx context.Context, query string) ([]string, error) {
+	rows, err := db.conn.Query(ctx, query)
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,16 @@ func (db *DB) statement(name string) (string, error) {
 
 // script runs a file of statements, each ending with ";" at the end of a line.
 func (db *DB) script(ctx context.Context, name string, schema engine.Schema) error {
+	return db.scriptOn(ctx, db.pool, name, schema)
+}
+
+// execer runs statements: the pool, or one transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// scriptOn is script on ex.
+func (db *DB) scriptOn(ctx context.Context, ex execer, name string, schema engine.Schema) error {
 	text, err := db.statement(name)
 	if err != nil {
 		return err
@@ -75,7 +85,7 @@ func (db *DB) script(ctx context.Context, name string, schema engine.Schema) err
 		if stmt = strings.TrimSuffix(strings.TrimSpace(stmt), ";"); stripComments(stmt) == "" {
 			continue
 		}
-		if _, err := db.pool.ExecContext(ctx, stmt); err != nil {
+		if _, err := ex.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -144,9 +154,39 @@ func (db *DB) ExistingTables(ctx context.Context) ([]string, error) {
 	return found, rows.Err()
 }
 
-// CreateTables implements engine.Database.
+// CreateTables implements engine.Database: the record of the tables (record.sql)
+// with their names entered, then the tables, in one transaction where the engine's
+// DDL has them (SQLite); where each DDL statement commits (MariaDB), the names are
+// entered before any table is created, so that whatever an interrupted build left
+// is recorded.
 func (db *DB) CreateTables(ctx context.Context, schema engine.Schema) error {
-	return db.script(ctx, "schema.sql", schema)
+	tx, err := db.pool.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := db.scriptOn(ctx, tx, "record.sql", schema); err != nil {
+		return err
+	}
+	for _, t := range engine.OwnTables() {
+		if err := db.record(ctx, tx, engine.Object{Kind: engine.Table, Name: t}); err != nil {
+			return err
+		}
+	}
+	if err := db.scriptOn(ctx, tx, "schema.sql", schema); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// record enters an object in the build's record (engine.ObjectsTable).
+func (db *DB) record(ctx context.Context, ex execer, o engine.Object) error {
+	q, err := db.statement("record_insert.sql")
+	if err != nil {
+		return err
+	}
+	_, err = ex.ExecContext(ctx, q, o.Kind, o.Name)
+	return err
 }
 
 // FinishBuild implements engine.Database: keys and indexes after the data, then the
@@ -224,24 +264,112 @@ func (db *DB) readBuildInfo(ctx context.Context, dest ...any) error {
 	return rows.Scan(dest[:len(cols)]...)
 }
 
-// Drop implements engine.Database: it drops only storbench's own tables and stored
-// procedures.
-func (db *DB) Drop(ctx context.Context) ([]string, error) {
+// Inventory implements engine.Dropper.
+func (db *DB) Inventory(ctx context.Context) (engine.Inventory, error) {
+	var name string
+	if err := db.queryRow(ctx, "database_name.sql", nil, &name); err != nil {
+		return engine.Inventory{}, err
+	}
 	tables, err := db.ExistingTables(ctx)
+	if err != nil {
+		return engine.Inventory{}, err
+	}
+	var own, hammerDB []string
+	if db.dialect.Procedures {
+		if own, err = db.names(ctx, "procedures/existing.sql"); err != nil {
+			return engine.Inventory{}, err
+		}
+		if hammerDB, err = db.names(ctx, "procedures/hammerdb.sql"); err != nil {
+			return engine.Inventory{}, err
+		}
+	}
+	var record []engine.Object
+	if slices.Contains(tables, engine.ObjectsTable) {
+		if record, err = db.readRecord(ctx); err != nil {
+			return engine.Inventory{}, err
+		}
+	}
+	return engine.NewInventory(name, tables, own, hammerDB, record), nil
+}
+
+// readRecord reads what the build's record lists.
+func (db *DB) readRecord(ctx context.Context) ([]engine.Object, error) {
+	q, err := db.statement("record_read.sql")
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range tables {
-		// Generated, not an embedded file: the statement names what was found above.
-		if _, err := db.pool.ExecContext(ctx, "DROP TABLE "+t); err != nil {
+	rows, err := db.pool.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var objs []engine.Object
+	for rows.Next() {
+		var o engine.Object
+		if err := rows.Scan(&o.Kind, &o.Name); err != nil {
 			return nil, err
 		}
+		objs = append(objs, o)
 	}
-	if !db.dialect.Procedures {
-		return tables, nil
+	return objs, rows.Err()
+}
+
+// names runs a statement file of one text column.
+func (db *DB) names(ctx context.Context, file string) ([]string, error) {
+	q, err := db.statement(file)
+	if err != nil {
+		return nil, err
 	}
-	procs, err := db.dropProcedures(ctx)
-	return append(tables, procs...), err
+	rows, err := db.pool.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	return names, rows.Err()
+}
+
+// DropObjects implements engine.Dropper, in one transaction where the engine's DDL
+// has them (SQLite); where each DROP commits (MariaDB), each object leaves the
+// build's record as it is dropped, so that an interrupted drop leaves no name there
+// that a later table of the user's could take.
+func (db *DB) DropObjects(ctx context.Context, objs []engine.Object) error {
+	recorded := slices.Contains(objs, engine.Object{Kind: engine.Table, Name: engine.ObjectsTable})
+	unrecord, err := db.statement("record_delete.sql")
+	if err != nil {
+		return err
+	}
+	tx, err := db.pool.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, o := range objs {
+		if !plainIdentifier(o.Name) {
+			return fmt.Errorf("drop %s: not a name storbench drops", o.Name)
+		}
+		// Generated, not an embedded file: the statement names what Inventory found.
+		stmt := "DROP TABLE " + o.Name
+		if o.Kind == engine.Routine {
+			stmt = "DROP PROCEDURE " + o.Name
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("drop %s %s: %w", o.Kind, o.Name, err)
+		}
+		if recorded && o.Name != engine.ObjectsTable {
+			if _, err := tx.ExecContext(ctx, unrecord, o.Kind, o.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 // Modes implements engine.Database: what the engine registered (procedures first, as

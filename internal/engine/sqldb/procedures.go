@@ -179,7 +179,8 @@ func flag(b bool) int64 {
 }
 
 // createProcedures drops the procedures a previous build left, then creates the
-// dialect's: procedures/create_*.sql, each run whole as one statement.
+// dialect's: procedures/create_NAME.sql, each run whole as one statement, creating
+// storbench_NAME, which is entered in the build's record first (each CREATE commits).
 func (db *DB) createProcedures(ctx context.Context) error {
 	if _, err := db.dropProcedures(ctx); err != nil {
 		return err
@@ -196,6 +197,10 @@ func (db *DB) createProcedures(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		name := procPrefix + strings.TrimSuffix(strings.TrimPrefix(path.Base(f), "create_"), ".sql")
+		if err := db.record(ctx, db.pool, engine.Object{Kind: engine.Routine, Name: name}); err != nil {
+			return err
+		}
 		if _, err := db.pool.ExecContext(ctx, strings.TrimSpace(string(text))); err != nil {
 			return fmt.Errorf("%s: %w", path.Base(f), err)
 		}
@@ -206,31 +211,12 @@ func (db *DB) createProcedures(ctx context.Context) error {
 // dropProcedures drops storbench's stored procedures (procedures/existing.sql lists
 // them: their names start with storbench_) and returns their names.
 func (db *DB) dropProcedures(ctx context.Context) ([]string, error) {
-	q, err := fs.ReadFile(db.dialect.SQL, "procedures/existing.sql")
+	names, err := db.names(ctx, "procedures/existing.sql")
 	if err != nil {
-		return nil, err
-	}
-	rows, err := db.pool.QueryContext(ctx, string(q))
-	if err != nil {
-		return nil, fmt.Errorf("existing.sql: %w", err)
-	}
-	var names []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		names = append(names, name)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for _, name := range names {
-		if !ownProcedure(name) {
+		if !strings.HasPrefix(strings.ToLower(name), procPrefix) || !plainIdentifier(name) {
 			return nil, fmt.Errorf("existing.sql listed %q, not one of storbench's procedures", name)
 		}
 		// Generated, not an embedded file: the statement names what was found above.
@@ -241,16 +227,13 @@ func (db *DB) dropProcedures(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// ownProcedure: name starts with storbench_ and is a plain identifier (safe to name
-// unquoted in a statement).
-func ownProcedure(name string) bool {
-	if !strings.HasPrefix(strings.ToLower(name), procPrefix) {
-		return false
-	}
+// plainIdentifier: name is letters, digits and '_' (safe to name unquoted in a
+// statement), as storbench's and HammerDB's tables and procedures are.
+func plainIdentifier(name string) bool {
 	for _, r := range name {
 		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			return false
 		}
 	}
-	return true
+	return name != ""
 }

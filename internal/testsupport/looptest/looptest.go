@@ -74,8 +74,20 @@ func Mount(t testing.TB, size int64) *Disk {
 // MountIn is Mount with the backing file in dir (see AttachIn).
 func MountIn(t testing.TB, dir string, size int64) *Disk {
 	t.Helper()
-	d := AttachIn(t, dir, size)
-	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0", d.Dev).CombinedOutput(); err != nil {
+	return mount(t, AttachIn(t, dir, size))
+}
+
+// MountWith is Mount with more options of mkfs.ext4, e.g. "-N", "2048" for a
+// filesystem with few inodes.
+func MountWith(t testing.TB, size int64, mkfs ...string) *Disk {
+	t.Helper()
+	return mount(t, Attach(t, size), mkfs...)
+}
+
+func mount(t testing.TB, d *Disk, mkfs ...string) *Disk {
+	t.Helper()
+	args := append([]string{"-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0"}, mkfs...)
+	if out, err := exec.Command("mkfs.ext4", append(args, d.Dev)...).CombinedOutput(); err != nil {
 		t.Skipf("no mkfs.ext4 here: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	d.Dir = t.TempDir()

@@ -8,6 +8,19 @@
 -- primary key, so adding one later rebuilds the whole table, and the generator's rows
 -- come in key order anyway. Measured at 2 and 4 warehouses, loading into keyed tables
 -- and adding only the secondary indexes afterwards (indexes.sql) halves the build.
+
+-- What storbench recorded at build: one row (built_at is RFC 3339 text), written
+-- last. Created first, so that a build interrupted while it creates the tables (each
+-- CREATE commits on MariaDB) reads as storbench's unfinished build.
+CREATE TABLE storbench_build (
+  warehouses INT NOT NULL,
+  seed       BIGINT NOT NULL,
+  c_load     INT NOT NULL,
+  built_at   VARCHAR(40) NOT NULL,
+  version    VARCHAR(255) NOT NULL,
+  build_schema VARCHAR(40) NOT NULL -- engine.Schema.Name
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE warehouse (
   w_id       INT NOT NULL,
   w_name     VARCHAR(10),
@@ -134,14 +147,4 @@ CREATE TABLE stock (
   s_remote_cnt INT,
   s_data       VARCHAR(50),
   PRIMARY KEY ({stock_key})
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
-
--- What storbench recorded at build: one row (built_at is RFC 3339 text).
-CREATE TABLE storbench_build (
-  warehouses INT NOT NULL,
-  seed       BIGINT NOT NULL,
-  c_load     INT NOT NULL,
-  built_at   VARCHAR(40) NOT NULL,
-  version    VARCHAR(255) NOT NULL,
-  build_schema VARCHAR(40) NOT NULL -- engine.Schema.Name
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -1,0 +1,1 @@
+SELECT kind, name FROM storbench_objects
