@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/durable"
 	"github.com/storbench/storbench/internal/input"
 )
 
@@ -186,7 +187,7 @@ func (r Registry) save(st *State) error {
 		return err
 	}
 	// 0600: the state may hold the DSN's password.
-	return writeDurable(r.file(st.Name), append(b, '\n'), 0o600)
+	return durable.WriteFile(r.file(st.Name), append(b, '\n'), 0o600)
 }
 
 // List returns every instance the registry holds, by name: an incomplete or damaged

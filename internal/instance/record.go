@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/storbench/storbench/internal/durable"
 	"github.com/storbench/storbench/internal/input"
 )
 
@@ -51,7 +52,7 @@ func (r Registry) writeClaim(st *State) error {
 	if err := os.MkdirAll(r.claimDir(), 0o755); err != nil {
 		return err
 	}
-	return writeDurable(r.claimFile(st.Name), b, 0o644)
+	return durable.WriteFile(r.claimFile(st.Name), b, 0o644)
 }
 
 // unclaim removes the named instance's claim and the registry's directories that
@@ -60,37 +61,6 @@ func (r Registry) unclaim(name string) {
 	_ = removeFile(r.claimFile(name))
 	_ = os.Remove(r.claimDir())
 	_ = os.Remove(r.Dir)
-}
-
-// writeDurable replaces path with b as one step that survives a crash: a new file
-// synced, renamed over path, and the directory synced.
-func writeDurable(path string, b []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	_ = os.Remove(tmp) // a leftover's mode would be kept
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // Recorded tells whether the registry holds an instance of that name, usable or not.

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/durable"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
@@ -124,7 +125,7 @@ func OpenStore(dir string, s *Study, file []byte, restart bool, log io.Writer) (
 	entries, err := os.ReadDir(dir)
 	switch {
 	case os.IsNotExist(err):
-		if err := mkdirDurable(dir); err != nil {
+		if err := durable.MkdirAll(dir); err != nil {
 			return nil, fmt.Errorf("%w: results directory %s: %v", input.ErrInvalid, dir, err)
 		}
 	case err != nil:
@@ -164,7 +165,7 @@ func (s *Store) prepare(restart bool, file []byte, log io.Writer) error {
 		}
 	}
 	for _, sub := range []string{"steps", "base", "instances", "scratch"} {
-		if err := mkdirDurable(s.path(sub)); err != nil {
+		if err := durable.MkdirAll(s.path(sub)); err != nil {
 			return err
 		}
 	}
@@ -315,69 +316,13 @@ func (s *Store) path(parts ...string) string {
 	return filepath.Join(append([]string{s.Dir}, parts...)...)
 }
 
-// writeFile writes a file whole and durably before it returns: a temporary file,
-// synced, renamed over the name, and its directory synced. A reader sees the old or
-// the new content, never half; a crash after it returned (a power cut, an I/O error
-// that remounts the filesystem read-only seconds later) keeps the file as written.
+// writeFile writes a file whole and durably before it returns (durable.WriteFile): a
+// reader sees the old or the new content, never half, and a crash after it returned
+// keeps the file as written.
 func (s *Store) writeFile(name string, data []byte) error {
 	path := s.path(name)
-	tmp := path + ".tmp"
-	// O_NOFOLLOW: a link in the temporary file's place is not written through.
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o644)
-	if err != nil {
+	if err := durable.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("storing %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("storing %s: %w", path, err)
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir makes the names in dir durable: a file renamed or made there survives a
-// crash only once its directory is synced.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("syncing directory %s: %w", dir, err)
-	}
-	return nil
-}
-
-// mkdirDurable makes dir and its missing parents, durably: the parent of each one
-// made is synced.
-func mkdirDurable(dir string) error {
-	var made []string
-	for p := dir; filepath.Dir(p) != p; p = filepath.Dir(p) {
-		if _, err := os.Lstat(p); err == nil {
-			break
-		}
-		made = append(made, p)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for i := len(made) - 1; i >= 0; i-- {
-		if err := syncDir(filepath.Dir(made[i])); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -566,7 +511,7 @@ func (s *Store) setAside(log io.Writer) error {
 		}
 		fmt.Fprintf(log, "step %d: %s: moved to %s; the step runs again\n", u.Seq, u, to)
 	}
-	return syncDir(s.path("steps"))
+	return durable.SyncDir(s.path("steps"))
 }
 
 // Plan reads the stored plan.
@@ -603,5 +548,5 @@ func (s *Store) ClearSteps() (kept []string, err error) {
 			return nil, err
 		}
 	}
-	return kept, syncDir(s.path("steps"))
+	return kept, durable.SyncDir(s.path("steps"))
 }
