@@ -409,29 +409,7 @@ func TestRunServerDownAtWindowEnd(t *testing.T) {
 			// tests would blur its timings.
 			t.Parallel()
 			srv := pgtest.Start(t)
-			dsn := srv.DSN("tpcc")
-			if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
-				t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
-			}
-			jsonPath := filepath.Join(t.TempDir(), "run.json")
-			const duration = 6 * time.Second
-			cmd := osexec.Command(binary(t), "run", "--dsn", dsn, "--users", "2", "--ramp", "1s", "--duration", duration.String(), "--json", jsonPath)
-			var out, errOut localserver.SyncBuffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			// The first timed progress line is second 1 of the window.
-			for !strings.Contains(out.String(), "timed") {
-				select {
-				case err := <-done:
-					t.Fatalf("run ended before its window: %v\n%s%s", err, out.String(), errOut.String())
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-			windowEnd := time.Now().Add(duration - time.Second)
+			run := startTimedRun(t, srv.DSN("tpcc"), 6*time.Second)
 			time.Sleep(2 * time.Second)
 			if err := syscall.Kill(srv.PID(), syscall.SIGKILL); err != nil {
 				t.Fatal(err)
@@ -445,48 +423,108 @@ func TestRunServerDownAtWindowEnd(t *testing.T) {
 			var sent time.Time
 			if interrupt {
 				// Inside the wait for the server at the window's end.
-				time.Sleep(time.Until(windowEnd.Add(1500 * time.Millisecond)))
+				time.Sleep(time.Until(run.windowEnd.Add(1500 * time.Millisecond)))
 				sent = time.Now()
-				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				if err := run.cmd.Process.Signal(syscall.SIGINT); err != nil {
 					t.Fatal(err)
 				}
 			}
-			select {
-			case <-done:
-			case <-time.After(time.Until(windowEnd.Add(30 * time.Second))):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("run still going 30 s after its window's end\n%s%s", out.String(), errOut.String())
-			}
-			ended := time.Now()
-			t.Logf("exit %d, %v after the window's end: %s", cmd.ProcessState.ExitCode(), ended.Sub(windowEnd).Round(100*time.Millisecond), strings.TrimSpace(errOut.String()))
-			if late := ended.Sub(windowEnd); late > 10*time.Second {
+			late := run.wait(t, 30*time.Second)
+			if late > 10*time.Second {
 				t.Errorf("run ended %v after its window's end, want within a few seconds", late)
 			}
-			if interrupt && ended.Sub(sent) > 3*time.Second {
-				t.Errorf("run ended %v after SIGINT, want at once", ended.Sub(sent))
+			if interrupt && time.Since(sent) > 3*time.Second {
+				t.Errorf("run ended %v after SIGINT, want at once", time.Since(sent))
 			}
-			stderr := errOut.String()
-			if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 ||
-				!strings.Contains(stderr, "did not answer at the window's end") || !strings.Contains(stderr, jsonPath) {
-				t.Errorf("exit %d, want 1 with one line saying the database did not answer and where the result is:\n%s%s", code, out.String(), stderr)
-			}
-			var res struct {
-				TPMClient   float64           `json:"tpm_client"`
-				Outage      int               `json:"outage_s"`
-				Unavailable bool              `json:"db_unavailable"`
-				Interrupted bool              `json:"interrupted"`
-				Sources     map[string]string `json:"sources"`
-			}
-			b, err := os.ReadFile(jsonPath)
-			if err != nil || json.Unmarshal(b, &res) != nil {
-				t.Fatalf("no result written: %v\n%s%s", err, out.String(), stderr)
-			}
-			if res.TPMClient <= 0 || res.Outage < 2 || !res.Unavailable || res.Interrupted ||
+			res := run.result(t, "did not answer at the window's end")
+			if res.Outage < 2 || res.Interrupted ||
 				!strings.HasPrefix(res.Sources["tpm_db"], "unavailable") || !strings.HasPrefix(res.Sources["nopm_db"], "unavailable") {
-				t.Errorf("the result should have the client's TPM, the outage and the database's figures unavailable: TPM %.0f, outage %d s, unavailable %v, interrupted %v, sources %q",
-					res.TPMClient, res.Outage, res.Unavailable, res.Interrupted, res.Sources)
+				t.Errorf("the result should have the outage and the database's figures unavailable: outage %d s, interrupted %v, sources %q",
+					res.Outage, res.Interrupted, res.Sources)
 			}
 		})
 	}
+}
+
+// timedRun is a `storbench run` (2 users, 1 s ramp, --json) whose timed window has
+// begun (startTimedRun).
+type timedRun struct {
+	cmd         *osexec.Cmd
+	out, errOut localserver.SyncBuffer
+	done        chan error
+	windowEnd   time.Time
+	json        string
+}
+
+// startTimedRun starts `storbench run` against dsn with a window of duration (and
+// extra flags) and returns at the window's first timed second.
+func startTimedRun(t *testing.T, dsn string, duration time.Duration, extra ...string) *timedRun {
+	t.Helper()
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	r := &timedRun{json: filepath.Join(t.TempDir(), "run.json"), done: make(chan error, 1)}
+	r.cmd = osexec.Command(binary(t), append([]string{"run", "--dsn", dsn, "--users", "2", "--ramp", "1s", "--duration", duration.String(), "--json", r.json}, extra...)...)
+	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.errOut
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.done <- r.cmd.Wait() }()
+	// The first timed progress line is second 1 of the window.
+	for !strings.Contains(r.out.String(), "timed") {
+		select {
+		case err := <-r.done:
+			t.Fatalf("run ended before its window: %v\n%s%s", err, r.out.String(), r.errOut.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	r.windowEnd = time.Now().Add(duration - time.Second)
+	return r
+}
+
+// wait waits for the run to end, killing it (a failure) when it has not within limit
+// of its window's end, and returns how long after that end it did.
+func (r *timedRun) wait(t *testing.T, limit time.Duration) time.Duration {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(time.Until(r.windowEnd.Add(limit))):
+		r.cmd.Process.Kill()
+		<-r.done
+		t.Fatalf("run still going %v after its window's end\n%s%s", limit, r.out.String(), r.errOut.String())
+	}
+	late := time.Since(r.windowEnd)
+	t.Logf("exit %d, %v after the window's end: %s", r.cmd.ProcessState.ExitCode(), late.Round(100*time.Millisecond), strings.TrimSpace(r.errOut.String()))
+	return late
+}
+
+// runResult is what the tests of a run whose database stopped answering read of its
+// --json.
+type runResult struct {
+	TPMClient   float64           `json:"tpm_client"`
+	Outage      int               `json:"outage_s"`
+	Unavailable bool              `json:"db_unavailable"`
+	Interrupted bool              `json:"interrupted"`
+	Sources     map[string]string `json:"sources"`
+}
+
+// result checks that the ended run exited 1 with one line holding why and naming its
+// --json, and that the result written there has the client's TPM with the database's
+// figures unavailable; it returns that result.
+func (r *timedRun) result(t *testing.T, why string) runResult {
+	t.Helper()
+	stderr := r.errOut.String()
+	if code := r.cmd.ProcessState.ExitCode(); code != 1 || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 ||
+		!strings.Contains(stderr, why) || !strings.Contains(stderr, r.json) {
+		t.Errorf("exit %d, want 1 with one line saying %q and where the result is:\n%s%s", code, why, r.out.String(), stderr)
+	}
+	var res runResult
+	b, err := os.ReadFile(r.json)
+	if err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("no result written: %v\n%s%s", err, r.out.String(), stderr)
+	}
+	if res.TPMClient <= 0 || !res.Unavailable {
+		t.Errorf("the result should have the client's TPM and the database's figures unavailable: TPM %.0f, unavailable %v", res.TPMClient, res.Unavailable)
+	}
+	return res
 }
