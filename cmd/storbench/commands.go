@@ -42,11 +42,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			if err := opts.Validate(); err != nil {
 				return err
 			}
-			u, err := engine.ParseDSN(dsn)
-			if err != nil {
-				return err
-			}
-			db, err := engine.OpenOrCreateURL(c.Context(), u)
+			db, u, err := openDSN(c.Context(), dsn, true)
 			if err != nil {
 				return err
 			}
@@ -136,6 +132,13 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if res == nil && c.Context().Err() != nil {
 				return interruptedBeforeWindow(out.Sampled, csvPathOf(&mf, jsonPath))
 			}
+			if res == nil && lease == nil {
+				// It did not connect (or was refused before): a managed instance
+				// refusing a DSN without its password says how to give it.
+				if u, err := dburl.Parse(dsn); err == nil {
+					runErr = explainConnect(u, runErr)
+				}
+			}
 			if res == nil {
 				return lease.Explain(runErr)
 			}
@@ -224,7 +227,7 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 (right after build).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			db, err := engine.Open(c.Context(), dsn)
+			db, _, err := openDSN(c.Context(), dsn, false)
 			if err != nil {
 				return err
 			}
@@ -266,7 +269,7 @@ TPC-C's names) is refused: --force NAME, where NAME repeats the database's own n
 routines (storbench's and HammerDB's) and never another table.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			db, err := engine.Open(c.Context(), dsn)
+			db, _, err := openDSN(c.Context(), dsn, false)
 			if err != nil {
 				return err
 			}

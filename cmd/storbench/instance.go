@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/dburl"
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // registers the mariadb server
@@ -34,6 +35,32 @@ func instanceCmd() *cobra.Command {
 }
 
 func registry() (instance.Registry, error) { return instance.DefaultRegistry() }
+
+// openDSN opens the database dsn names (a SQLite file that does not exist only with
+// create); a managed instance refusing a DSN without its password says how to give it.
+func openDSN(ctx context.Context, dsn string, create bool) (engine.Database, dburl.URL, error) {
+	u, err := engine.ParseDSN(dsn)
+	if err != nil {
+		return nil, u, err
+	}
+	open := engine.OpenURL
+	if create {
+		open = engine.OpenOrCreateURL
+	}
+	db, err := open(ctx, u)
+	if err != nil {
+		return nil, u, explainConnect(u, err)
+	}
+	return db, u, nil
+}
+
+// explainConnect is instance.Registry.ExplainConnect in the default registry.
+func explainConnect(u dburl.URL, err error) error {
+	if reg, rerr := registry(); rerr == nil {
+		return reg.ExplainConnect(u, err)
+	}
+	return err
+}
 
 // useInstance leases the managed instance whose server dsn names, if any, for the
 // command's duration: destroy then refuses it, and its OOM kills can be told.

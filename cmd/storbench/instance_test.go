@@ -76,6 +76,14 @@ func TestInstanceVerbs(t *testing.T) {
 	if !strings.Contains(out, "dsn: postgres://postgres:xxxxx@") || !strings.Contains(out, "shared_buffers=128MB") || !strings.Contains(out, "limit: ") {
 		t.Fatalf("create output lacks the DSN, the memory settings or the limits:\n%s", out)
 	}
+	// The DSN as create printed it (no password) is refused, saying how to give it.
+	shown := regexp.MustCompile(`dsn: (\S+)`).FindStringSubmatch(out)[1]
+	for _, args := range [][]string{{"build", "--warehouses", "1"}, {"run", "--duration", "2s", "--no-metrics"}, {"check"}} {
+		code, _, errOut := storbench(t, append(args, "--dsn", shown)...)
+		if code != 2 || !strings.Contains(errOut, `that is storbench instance v1, which admits only its own password: export STORBENCH_DSN="$(storbench instance dsn --name v1)"`) {
+			t.Errorf("%s with the DSN create printed: exit %d, stderr %q; want 2 and how to give the password", args[0], code, errOut)
+		}
+	}
 	dsn := instanceDSN(t, "v1")
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
 		t.Fatalf("build on the instance: exit %d\n%s%s", code, out, errOut)

@@ -162,11 +162,7 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 	var servers []metrics.Server
 	var notes []string
 	if dsn != "" {
-		u, err := engine.ParseDSN(dsn)
-		if err != nil {
-			return err
-		}
-		db, err := engine.OpenURL(ctx, u)
+		db, u, err := openDSN(ctx, dsn, false)
 		if err != nil {
 			return err
 		}

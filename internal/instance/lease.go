@@ -180,6 +180,22 @@ func (r Registry) Serving(dsn dburl.URL) (*State, error) {
 	return nil, nil
 }
 
+// ExplainConnect adds to err, a failure to connect to dsn, how to connect when dsn
+// names a managed instance of the registry without its password: such an instance
+// admits only that password (kept in its state file), which a DSN copied from create's
+// or status's output does not carry.
+func (r Registry) ExplainConnect(dsn dburl.URL, err error) error {
+	st, serr := r.Serving(dsn)
+	if serr != nil || st == nil || st.Password == "" {
+		return err
+	}
+	if pw, _ := dsn.Parts().User.Password(); pw == st.Password {
+		return err
+	}
+	return fmt.Errorf(`%w; that is storbench instance %s, which admits only its own password: export STORBENCH_DSN="$(storbench instance dsn --name %s)" and leave --dsn out`,
+		err, st.Name, st.Name)
+}
+
 // inUse refuses, naming the holder, while a live process holds a lease on the
 // instance (this one too, through another lease); the leases of dead processes are
 // removed.
