@@ -23,9 +23,15 @@ import (
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
+// dsnFlag declares --dsn, whose default is $STORBENCH_DSN, read when the command runs:
+// a flag's default is printed by --help, and that DSN may hold a password.
 func dsnFlag(c *cobra.Command, dsn *string) {
-	c.Flags().StringVar(dsn, "dsn", os.Getenv("STORBENCH_DSN"),
-		"database URL, e.g. postgres://user:pass@127.0.0.1:5432/tpcc (default $STORBENCH_DSN)")
+	c.Flags().StringVar(dsn, "dsn", "", "database URL, e.g. postgres://user:pass@127.0.0.1:5432/tpcc (default $STORBENCH_DSN)")
+	c.PreRun = func(c *cobra.Command, _ []string) {
+		if !c.Flags().Changed("dsn") {
+			*dsn = os.Getenv("STORBENCH_DSN")
+		}
+	}
 }
 
 func buildCmd() *cobra.Command {

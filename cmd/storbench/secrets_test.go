@@ -61,8 +61,13 @@ import (
 //     children it spawns (mariadbd, mariadb-install-db, mariadb-backup, mariadb-dump,
 //     initdb, postgres, pg_ctl, pg_basebackup, pg_dump, the metrics' helpers) while
 //     run, backup and the rest go on; the log names the
-//     children seen. Environments (/proc/PID/environ) are readable only by their user
-//     and root, so they are not checked.
+//     children seen;
+//   - the environments of storbench's children (/proc/PID/environ, readable by the
+//     child's user: postgres, mysql), while the test's own holds the password in
+//     STORBENCH_DSN, PGPASSWORD and MYSQL_PWD (a user's shell may): only the client
+//     tools given a managed instance's password (pg_basebackup, pg_dump, pg_restore)
+//     may hold one, and only that;
+//   - --help, whose defaults would print $STORBENCH_DSN.
 //
 // What storbench cannot guard: a password typed in --dsn is in storbench's own command
 // line; the README says to prefer $STORBENCH_DSN or password_env.
@@ -74,6 +79,10 @@ func TestSecretsNeverWritten(t *testing.T) {
 
 	sec := &secrets{}
 	sec.add("dsn password", srv.Password)
+	// Where a user's shell may keep a password: no child of storbench may inherit it.
+	t.Setenv("STORBENCH_DSN", dsn)
+	t.Setenv("PGPASSWORD", srv.Password)
+	t.Setenv("MYSQL_PWD", srv.Password)
 	watch := watchCmdlines(t, sec)
 
 	work := t.TempDir()
@@ -105,6 +114,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("build, run, check, report", func() {
+		cli("build", "--help")
 		cli("build", "--dsn", dsn, "--warehouses", "1")
 		cli("run", "--dsn", dsn, "--users", "2", "--ramp", "1s", "--duration", "3s", "--mode", "sql", "--json", result)
 		cli("check", "--dsn", dsn)
@@ -256,7 +266,7 @@ experiments:
 	seen, hits, scans := watch()
 	t.Logf("command lines: %d scans of /proc; storbench's children seen: %s", scans, strings.Join(seen, ", "))
 	for _, h := range hits {
-		t.Errorf("a command line visible to every user holds the %s", h)
+		t.Errorf("a command line visible to every user, or a child's environment, holds the %s", h)
 	}
 	t.Logf("total %v", time.Since(begin).Round(time.Millisecond))
 }
@@ -392,8 +402,19 @@ func watchCmdlines(t *testing.T, sec *secrets) func() (seen, hits []string, scan
 			for pid, cmd := range cmdlines {
 				for p, hops := parents[pid], 0; p > 1 && hops < 10; p, hops = parents[p], hops+1 {
 					if p == self {
-						if name, _, _ := strings.Cut(string(cmd), "\x00"); name != "" { // "": exiting
+						name, _, _ := strings.Cut(string(cmd), "\x00")
+						if name != "" { // "": exiting
 							seenSet[filepath.Base(name)] = true
+						}
+						env, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+						for _, label := range sec.find(env) {
+							client := slices.Contains([]string{"pg_basebackup", "pg_dump", "pg_restore"}, filepath.Base(name))
+							if client && label == "postgres instance password" {
+								continue // given to it, in its PGPASSWORD
+							}
+							if h := fmt.Sprintf("%s (pid %d, %s's environment)", label, pid, filepath.Base(name)); !slices.Contains(hitList, h) {
+								hitList = append(hitList, h)
+							}
 						}
 						break
 					}

@@ -151,7 +151,7 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	// flight: bpftrace's default of 4096 keys per map is too few for many devices.
 	// (BPFTRACE_MAP_KEYS_MAX until bpftrace 0.20, BPFTRACE_MAX_MAP_KEYS after.)
 	keys := strconv.Itoa(4096 + 1024*len(devices))
-	cmd.Env = append(os.Environ(), "BPFTRACE_MAP_KEYS_MAX="+keys, "BPFTRACE_MAX_MAP_KEYS="+keys)
+	cmd.Env = append(cmd.Env, "BPFTRACE_MAP_KEYS_MAX="+keys, "BPFTRACE_MAX_MAP_KEYS="+keys)
 	cmd.Stdout = writerFunc(func(p []byte) { l.out.write(p, l.stdoutLine) })
 	cmd.Stderr = writerFunc(func(p []byte) { l.errOut.write(p, l.stderrLine) })
 	l.cmd = cmd

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
@@ -126,6 +127,7 @@ func (externalTarget) prepare(ctx context.Context, t *target) error {
 		return err
 	}
 	if t.spec.PasswordEnv != "" {
+		childproc.Secret(t.spec.PasswordEnv) // no child inherits it
 		dsn = dsn.WithPassword(os.Getenv(t.spec.PasswordEnv))
 	}
 	t.dsn = dsn.String()

@@ -76,16 +76,14 @@ func FreePort() (int, error) {
 }
 
 // Run runs a server's program (initdb, pg_basebackup, mariadb-backup…) as cred's user
-// (nil: as this process), with env added to this process's environment and stdin
+// (nil: as this process), with env added to its environment (childproc.Environ) and stdin
 // when given, and returns its output; an error carries the output. Its own process
 // group stops with ctx, whatever it forked (a WAL streamer would otherwise hold the
 // output open), and with storbench.
 func Run(ctx context.Context, cred *syscall.Credential, env []string, stdin io.Reader, prog string, args ...string) (string, error) {
 	cmd := childproc.Command(ctx, 5*time.Second, prog, args...)
 	cmd.Dir = "/"
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = stdin
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -34,6 +34,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance/localserver"
 )
@@ -367,7 +368,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.logFrom, _ = out.Seek(0, io.SeekEnd) // the log from here on is this start's
 	cmd := exec.Command(s.bin, "--defaults-file="+s.Conf)
 	cmd.Dir = "/"
-	cmd.Env = append(os.Environ(), umask...)
+	cmd.Env = append(childproc.Environ(), umask...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if s.outlive {
 		// A session of its own, no Pdeathsig: the server is meant to outlive storbench.
@@ -697,7 +698,9 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 	if s.bin == "" {
 		return "", fmt.Errorf("%w: no mariadbd in %s", ErrNoBinaries, s.binDir)
 	}
-	out, err := exec.CommandContext(ctx, s.bin, "--version").Output()
+	cmd := exec.CommandContext(ctx, s.bin, "--version")
+	cmd.Env = childproc.Environ()
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", s.bin, err)
 	}

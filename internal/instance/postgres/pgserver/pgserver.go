@@ -30,6 +30,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance/localserver"
 )
@@ -416,6 +417,7 @@ func (s *Server) moveWAL(ctx context.Context, walDir, walLink string) error {
 // copyTree copies from's contents into to, keeping modes, as the server's user.
 func (s *Server) copyTree(ctx context.Context, from, to string) error {
 	cmd := exec.CommandContext(ctx, "cp", "-a", from+"/.", to)
+	cmd.Env = childproc.Environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("copy %s to %s: %w: %s", from, to, err, strings.TrimSpace(string(out)))
@@ -425,7 +427,9 @@ func (s *Server) copyTree(ctx context.Context, from, to string) error {
 
 // Version is the server binary's own version line ("postgres (PostgreSQL) 15.18 …").
 func (s *Server) Version(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, filepath.Join(s.bin, "postgres"), "--version").Output()
+	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, "postgres"), "--version")
+	cmd.Env = childproc.Environ()
+	out, err := cmd.Output()
 	return strings.TrimSpace(string(out)), err
 }
 
