@@ -92,11 +92,17 @@ func (t Target) written() bool {
 }
 
 // Create checks the target again (time has passed since the command checked it) and
-// creates or truncates it; O_NOFOLLOW refuses a link put there since the check.
+// creates or truncates it.
 func (t Target) Create() (*os.File, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
+	return t.open()
+}
+
+// open creates or truncates the target's file; O_NOFOLLOW refuses a link put in its
+// place since the check, which would be written through.
+func (t Target) open() (*os.File, error) {
 	f, err := os.OpenFile(t.Path, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", input.ErrInvalid, t.Flag, err)

@@ -72,8 +72,8 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// Create refuses a link, even one that appeared after the command's check, and leaves
-// the file it points to as it was.
+// Create refuses a link, even one put in the file's place after the command's check
+// (the open itself does not follow it), and leaves the file it points to as it was.
 func TestCreateRefusesLink(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -94,6 +94,13 @@ func TestCreateRefusesLink(t *testing.T) {
 			f.Close()
 		}
 		t.Fatalf("Create through a link: %v, want an input error", err)
+	}
+	// After Create's own check: the open alone.
+	if f, err := target.open(); err == nil || !errors.Is(err, input.ErrInvalid) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("the open through a link: %v, want an input error", err)
 	}
 	if b, _ := os.ReadFile(elsewhere); string(b) != theirs {
 		t.Errorf("the linked file was changed: %q", b)
