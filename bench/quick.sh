@@ -11,7 +11,9 @@ parent=${1:-/var/tmp}
 runs=${2:-1}
 work=$(mktemp -d /tmp/storbench-quick-bench.XXXXXX)
 path=$(mktemp -d "$parent/storbench-quick-bench.XXXXXX")
-trap 'rm -rf "$work"; "$work/storbench" study clean "$path/results" >/dev/null 2>&1 || true; rm -rf "$path"' EXIT
+# quick's instance first (its server runs on in PATH/run/pg after a failure or Ctrl-C),
+# with the binary it needs; then the directories.
+trap '"$work/storbench" study clean "$path/run/results" >/dev/null 2>&1 || true; rm -rf "$path" "$work"' EXIT
 go build -o "$work/storbench" ./cmd/storbench
 echo "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GB", $2/1048576}' /proc/meminfo), $(df -T "$parent" | awk 'NR==2 {print $2 " on " $1}'); $(pg_config --version 2>/dev/null || echo 'no PostgreSQL'); $(fio --version 2>/dev/null || echo 'no fio')"
 for i in $(seq "$runs"); do
