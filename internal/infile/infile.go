@@ -18,15 +18,32 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/input"
 )
 
 // Kind is a kind of file storbench reads: how messages name it and the most bytes
-// one may hold.
+// one may hold (one of the bounds below, or its own).
 type Kind struct {
 	What  string // "study file"
 	Limit int64
 }
+
+// The bounds of the files storbench reads, by what they hold: every kind of file
+// that holds the same takes its bound from here.
+const (
+	// HandWrittenLimit bounds a file a person writes: a study, a cost model. These are
+	// kilobytes (the largest example study is 2 KB); 1 MiB leaves room for any a
+	// person writes and refuses a device or a wrong file.
+	HandWrittenLimit = 1 << 20
+	// MeasuredLimit bounds a file of measurements with their timeline and system
+	// samples, per second by default: a study's step file, a run's or fio's --json.
+	// Measured, a step file is 118 KB for a real 130 s step on SQLite and one disk
+	// (0.9 KB a second), 1.7 MB for bench/genstudy's 10-minute step with a minute of
+	// ramp-up, two disks, per-I/O latency and the database's counters (2.6 KB a
+	// second); 1 GiB is about four days of the latter.
+	MeasuredLimit = 1 << 30
+)
 
 // Read reads the file at path whole. path may be a symbolic link (a user's own
 // file); what it names must be a regular file within the bound.
@@ -166,7 +183,7 @@ func (k Kind) checked(fd int, path string) (*os.File, error) {
 	}
 	if st.Size > k.Limit {
 		unix.Close(fd)
-		return nil, k.refuse(path, fmt.Sprintf("is %s, more than the %s a %s may hold", Size(st.Size), Size(k.Limit), k.What), nil)
+		return nil, k.refuse(path, fmt.Sprintf("is %s, more than the %s a %s may hold", bytesize.Format(st.Size), bytesize.Format(k.Limit), k.What), nil)
 	}
 	return os.NewFile(uintptr(fd), path), nil
 }
@@ -179,7 +196,7 @@ func (k Kind) readAll(f *os.File, path string) ([]byte, error) {
 		return nil, k.refuse(path, "cannot be read", err)
 	}
 	if int64(len(b)) > k.Limit {
-		return nil, k.refuse(path, fmt.Sprintf("grew past the %s a %s may hold while read", Size(k.Limit), k.What), nil)
+		return nil, k.refuse(path, fmt.Sprintf("grew past the %s a %s may hold while read", bytesize.Format(k.Limit), k.What), nil)
 	}
 	return b, nil
 }
@@ -200,20 +217,4 @@ func typeName(mode uint32) string {
 		return "a symbolic link"
 	}
 	return "not a file"
-}
-
-// Size writes a byte count in binary units, as the bounds are stated: 1 MiB, 2.5 GiB.
-func Size(n int64) string {
-	for _, u := range []struct {
-		unit  string
-		shift uint
-	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
-		if n >= 1<<u.shift {
-			if n%(1<<u.shift) == 0 {
-				return fmt.Sprintf("%d %s", n>>u.shift, u.unit)
-			}
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.unit)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

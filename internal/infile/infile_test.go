@@ -52,7 +52,7 @@ func TestRefusals(t *testing.T) {
 		{"device", func() error { _, err := k.Read("/dev/zero"); return err }, "test file /dev/zero is not a regular file (a character device)"},
 		{"fifo", func() error { _, err := k.Read(fifo); return err }, "test file " + fifo + " is not a regular file (a FIFO)"},
 		{"directory", func() error { _, err := k.ReadIn(dir, "sub"); return err }, "is not a regular file (a directory)"},
-		{"too big", func() error { _, err := k.ReadIn(dir, "big"); return err }, "big is 2 KiB, more than the 1 KiB a test file may hold"},
+		{"too big", func() error { _, err := k.ReadIn(dir, "big"); return err }, "big is 2KB, more than the 1KB a test file may hold"},
 		{"link", func() error { return k.DecodeJSONIn(dir, "link.json", &v) }, "link.json is a symbolic link"},
 		{"link on the way", func() error { return k.DecodeJSONIn(dir, "sub/up/ok.json", &v) }, "sub/up/ok.json is a symbolic link"},
 		{"torn", func() error { return k.DecodeJSONIn(dir, "torn.json", &v) }, "torn.json is torn (its JSON ends early)"},

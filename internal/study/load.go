@@ -47,9 +47,8 @@ const (
 
 const minRunSeconds = time.Second
 
-// studyKind is a study file as read: kilobytes (the largest example is 2 KB); 1 MiB
-// leaves room for any study a person writes and refuses a device or a wrong file.
-var studyKind = infile.Kind{What: "study file", Limit: 1 << 20}
+// studyKind is a study file as read: a file a person writes.
+var studyKind = infile.Kind{What: "study file", Limit: infile.HandWrittenLimit}
 
 // Load reads and checks a study file; the study it returns has every default filled
 // in, so the runner never has to guess.
