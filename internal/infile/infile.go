@@ -1,7 +1,8 @@
 // Package infile reads the files storbench is given to read (study files, cost
-// models, results) so that none can hang it or take its memory: only a regular file
-// is read, opened without blocking (a FIFO or a device named as one is refused at
-// once, and Ctrl-C is never waiting on an open), up to a bound its Kind states; inside
+// models, results) so that none can hang it, take its memory or set off a device:
+// only a regular file is opened, what a name is being checked first on a path-only
+// descriptor (a FIFO or a device named as one is refused at once, never opened, and
+// Ctrl-C is never waiting on an open), and read up to a bound its Kind states; inside
 // a results store no symbolic link is followed. Each refusal is one line naming the
 // file, wrapping input.ErrInvalid.
 package infile
@@ -15,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -141,7 +143,7 @@ func (k Kind) openIn(dir, name string) (*os.File, error) {
 		return nil, k.openError(path, &fs.PathError{Op: "open", Path: dir, Err: err})
 	}
 	defer unix.Close(d)
-	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 	fd, err := unix.Openat2(d, name, &how)
 	if errors.Is(err, unix.ENOSYS) {
@@ -153,10 +155,12 @@ func (k Kind) openIn(dir, name string) (*os.File, error) {
 	return k.checked(fd, path)
 }
 
-// open opens name relative to the directory dirfd without blocking (O_NONBLOCK: a
-// FIFO opens at once instead of waiting for a writer) and checks what it is.
+// open finds name relative to the directory dirfd as a path only (O_PATH), which
+// opens nothing: a device, whose open has effects (a watchdog armed, a tape rewound),
+// or a FIFO, whose open waits for a writer, is never opened. checked opens it once it
+// is known to be a regular file.
 func (k Kind) open(dirfd int, name, path string, flags int) (*os.File, error) {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|flags, 0)
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return nil, k.openError(path, &fs.PathError{Op: "open", Path: path, Err: err})
 	}
@@ -165,25 +169,36 @@ func (k Kind) open(dirfd int, name, path string, flags int) (*os.File, error) {
 
 func (k Kind) openError(path string, err *fs.PathError) error {
 	if errors.Is(err.Err, unix.ELOOP) {
-		return k.refuse(path, "is a symbolic link, which storbench does not follow in a results store (put the file itself there)", nil)
+		return k.linkRefused(path)
 	}
 	return k.refuse(path, "cannot be read", err)
 }
 
-// checked takes the open fd when it is a regular file within the bound.
-func (k Kind) checked(fd int, path string) (*os.File, error) {
+func (k Kind) linkRefused(path string) error {
+	return k.refuse(path, "is a symbolic link, which storbench does not follow in a results store (put the file itself there)", nil)
+}
+
+// checked takes pathFD, a path-only descriptor (O_PATH), and opens for reading the
+// file it names when that is a regular file within the bound. The file is opened
+// through the descriptor (/proc/self/fd/N), not by its name again: the file read is
+// the file checked, whatever was put at its name meanwhile.
+func (k Kind) checked(pathFD int, path string) (*os.File, error) {
+	defer unix.Close(pathFD)
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+	if err := unix.Fstat(pathFD, &st); err != nil {
 		return nil, k.refuse(path, "cannot be read", err)
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
+	switch {
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK: // the link itself, as O_PATH|O_NOFOLLOW finds it
+		return nil, k.linkRefused(path)
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return nil, k.refuse(path, "is not a regular file ("+typeName(st.Mode)+")", nil)
-	}
-	if st.Size > k.Limit {
-		unix.Close(fd)
+	case st.Size > k.Limit:
 		return nil, k.refuse(path, fmt.Sprintf("is %s, more than the %s a %s may hold", bytesize.Format(st.Size), bytesize.Format(k.Limit), k.What), nil)
+	}
+	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(pathFD), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, k.refuse(path, "cannot be read", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
 	return os.NewFile(uintptr(fd), path), nil
 }
