@@ -122,7 +122,12 @@ func TestDropOnlyWhatStorbenchBuilt(t *testing.T) {
 			db.userTables(t, "customer", "item", "warehouse", "invoices")
 			before := db.snapshot(t)
 			refused(t, "holds customer, item, warehouse and no record of a storbench build: nothing dropped", "drop", "--dsn", dsn)
-			refused(t, "run storbench drop --dsn "+dburl.Redact(dsn)+" --force "+database+",", "drop", "--dsn", dsn)
+			// The DSN shown is redacted (a managed instance's password as xxxxx): the
+			// command to paste leaves it out.
+			refused(t, "run storbench drop --dsn … --force "+database+" (with the DSN you gave, or $STORBENCH_DSN),", "drop", "--dsn", dsn)
+			if _, _, errOut := storbench(t, "drop", "--dsn", dsn); strings.Contains(errOut, "drop --dsn "+dburl.Redact(dsn)) {
+				t.Errorf("the refusal offers a command with the redacted DSN: %s", errOut)
+			}
 			refused(t, "does not name the database", "drop", "--dsn", dsn, "--force", "shop")
 			refused(t, "the database holds tables storbench did not create (customer, item, warehouse): storbench will not touch them", "build", "--dsn", dsn, "--warehouses", "1")
 			for _, args := range [][]string{{"run", "--dsn", dsn, "--duration", "1s", "--ramp", "0s", "--no-metrics"}, {"check", "--dsn", dsn}} {
@@ -197,7 +202,8 @@ func TestDropOnlyWhatStorbenchBuilt(t *testing.T) {
 
 // TestDropUnfinishedRecordedBuild: a MariaDB build cut off while it creates its
 // tables (each CREATE commits there) has recorded all of them first: drop removes
-// the ones it made, and the record, and nothing the record does not list.
+// the ones it made, and the record, and nothing the record does not list; cut off
+// before it entered them, the empty record and the build table are dropped.
 func TestDropUnfinishedRecordedBuild(t *testing.T) {
 	t.Parallel() // its own server
 	if testing.Short() {
@@ -227,6 +233,25 @@ func TestDropUnfinishedRecordedBuild(t *testing.T) {
 	if got := u.snapshot(t); got != "invoices=1" {
 		t.Errorf("after drop: %s, want the user's invoices only", got)
 	}
+
+	// Cut off between creating the record and entering its objects: the record is
+	// empty, and it (with a build table beside it) is storbench's all the same. Before,
+	// drop removed nothing while build said to drop first.
+	for _, left := range [][]string{{"storbench_objects"}, {"storbench_build", "storbench_objects"}} { // as dropped: the record last
+		_, err := db.Exec("CREATE TABLE storbench_objects (kind VARCHAR(16) NOT NULL, name VARCHAR(64) NOT NULL)")
+		must(t, err)
+		if slices.Contains(left, "storbench_build") {
+			_, err := db.Exec("CREATE TABLE storbench_build (warehouses INT)")
+			must(t, err)
+		}
+		code, out, errOut := storbench(t, "drop", "--dsn", srv.URL)
+		if want := fmt.Sprintf("dropped %d objects: %v", len(left), left); code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("drop of an empty record: exit %d, want 0 and %q\n%s%s", code, want, out, errOut)
+		}
+		if got, objs := u.snapshot(t), tpccLeft(t, srv.URL); got != "invoices=1" || objs != "[]" {
+			t.Errorf("after drop of an empty record: tables %s, TPC-C objects %s; want the user's invoices only", got, objs)
+		}
+	}
 }
 
 // recordRows are the rows of storbench_objects for tables.
@@ -253,7 +278,7 @@ func TestDropHammerDBBuild(t *testing.T) {
 		"build", "--dsn", dsn, "--warehouses", "1")
 	refused(t, "holds customer, district, history, item, new_order, order_line, orders, stock, warehouse, dbms_random(), delivery(), neword(), ostat(), payment(), slev() and no record",
 		"drop", "--dsn", dsn)
-	refused(t, "if these are the HammerDB build and you mean to remove them, run storbench drop --dsn "+dsn+" --force tpcc,", "drop", "--dsn", dsn)
+	refused(t, "if these are the HammerDB build and you mean to remove them, run storbench drop --dsn … --force tpcc (", "drop", "--dsn", dsn)
 	code, out, errOut := storbench(t, "drop", "--dsn", dsn, "--force", "tpcc")
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("dropped %d objects", len(tpcc.Tables)+6)) {
 		t.Fatalf("drop --force tpcc: exit %d\n%s%s", code, out, errOut)

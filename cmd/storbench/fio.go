@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
-	"github.com/storbench/storbench/internal/instance"
 )
 
 func fioCmd() *cobra.Command {
@@ -42,7 +42,7 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 			if err := jsonTarget(jsonPath).Check(); err != nil {
 				return err
 			}
-			if opts.Size, err = instance.ParseSize(size); err != nil {
+			if opts.Size, err = bytesize.Parse(size); err != nil {
 				return fmt.Errorf("%w: --size: %v", input.ErrInvalid, err)
 			}
 			targets := paths
@@ -99,7 +99,7 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 	c.Flags().StringArrayVar(&profiles, "profile", nil, "profile to run (repeatable; see --list)")
 	c.Flags().BoolVar(&all, "all", false, "run every profile")
 	c.Flags().BoolVar(&list, "list", false, "list the profiles and where they come from")
-	c.Flags().StringVar(&size, "size", instance.FormatSize(fio.DefaultSize), "test file size (KB/MB/GB/TB are powers of 1024)")
+	c.Flags().StringVar(&size, "size", bytesize.Format(fio.DefaultSize), "test file size (KB/MB/GB/TB are powers of 1024)")
 	c.Flags().DurationVar(&opts.Runtime, "runtime", fio.DefaultRuntime, "runtime of each point (the most a steady-state point runs)")
 	c.Flags().StringVar(&jsonPath, "json", "", "write the results (with each point's exact job text) as JSON to this file")
 	c.Flags().BoolVar(&opts.AllowMemoryFS, "allow-memory-fs", false, "allow a tmpfs/ramfs/overlay target (direct I/O there measures memory)")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,8 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fsplace"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/mariadb"  // registers the mariadb server
@@ -104,7 +105,7 @@ logs in --wal-path; --replica-of is for postgres only.`,
 				spec.IOLimit = l
 			}
 			if memory != "" {
-				n, err := instance.ParseSize(memory)
+				n, err := bytesize.Parse(memory)
 				if err != nil {
 					return fmt.Errorf("--memory: %w", err)
 				}
@@ -290,9 +291,9 @@ func memoryLimit(st *instance.State) string {
 	case st.MemoryBytes == 0:
 		return "-"
 	case !st.MemoryLimitApplied():
-		return instance.FormatSize(st.MemoryBytes) + " (not applied)"
+		return bytesize.Format(st.MemoryBytes) + " (not applied)"
 	}
-	return instance.FormatSize(st.MemoryBytes)
+	return bytesize.Format(st.MemoryBytes)
 }
 
 // listStudyInstances lists the instances of the studies whose registries are linked
@@ -523,10 +524,8 @@ func transferTargets(st *instance.State, dir string) []metrics.Target {
 	if st.WALPath != "" {
 		targets = append(targets, metrics.Target{Path: st.WALPath, Role: "wal"})
 	}
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if _, err := os.Stat(dir); err == nil {
-			break
-		}
+	if existing, err := fsplace.Existing(dir); err == nil {
+		dir = existing
 	}
 	return append(targets, metrics.Target{Path: dir, Role: "backup"})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -249,7 +250,7 @@ func TestInstanceCreateRefusesWhatTheMachineLacks(t *testing.T) {
 		flag, value string
 		want        []string
 	}{
-		{"--memory", strconv.FormatInt(machine>>20+1024, 10) + "MB", []string{"is more than this machine's " + instance.FormatSize(machine), "give at most"}},
+		{"--memory", strconv.FormatInt(machine>>20+1024, 10) + "MB", []string{"is more than this machine's " + bytesize.Format(machine), "give at most"}},
 		{"--cpus", fmt.Sprintf("%d-%d", n, n+2), []string{fmt.Sprintf("CPUs %d-%d not online", n, n+2), "give CPUs this machine has"}},
 	} {
 		path, name := filepath.Join(work, "refused"), "refused-"+strconv.Itoa(os.Getpid())

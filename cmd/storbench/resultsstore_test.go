@@ -93,11 +93,16 @@ func TestTornStoreReadStepByStep(t *testing.T) {
 }
 
 // --restart removes only the step files storbench wrote; a user's file or directory
-// under steps/ stays, and is named.
+// under steps/ stays, and is named; so do the unreadable step files an earlier run set
+// aside, named as such (before, as "not step files of storbench's").
 func TestRestartKeepsOthersFiles(t *testing.T) {
 	t.Parallel()
 	_, f, results := liteResults(t)
 	steps := filepath.Join(results, "steps")
+	// As study run sets torn step files aside (TestTornStoreReadStepByStep).
+	for _, name := range []string{"0001.json.unreadable", "0001.json.unreadable.2"} {
+		must(t, os.WriteFile(filepath.Join(steps, name), []byte(`{"step": `), 0o644))
+	}
 	must(t, os.WriteFile(filepath.Join(steps, "notes.txt"), []byte("mine\n"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(steps, "old", "deep"), 0o755))
 	must(t, os.WriteFile(filepath.Join(steps, "old", "deep", "0001.json"), []byte("mine\n"), 0o644))
@@ -111,9 +116,13 @@ func TestRestartKeepsOthersFiles(t *testing.T) {
 	if !strings.Contains(out, "kept in "+steps+": notes.txt, old (not step files of storbench's)") || strings.Contains(out, "resuming") {
 		t.Errorf("study run --restart does not name the files it kept, or resumed:\n%s", out)
 	}
-	for _, p := range []string{"notes.txt", filepath.Join("old", "deep", "0001.json")} {
-		if b, err := os.ReadFile(filepath.Join(steps, p)); err != nil || string(b) != "mine\n" {
-			t.Errorf("--restart removed or changed the user's steps/%s: %v", p, err)
+	if !strings.Contains(out, "kept in "+steps+": 0001.json.unreadable, 0001.json.unreadable.2 (step files that did not read, which a study run set aside") {
+		t.Errorf("study run --restart does not name the step files set aside as such:\n%s", out)
+	}
+	for p, was := range map[string]string{"notes.txt": "mine\n", filepath.Join("old", "deep", "0001.json"): "mine\n",
+		"0001.json.unreadable": `{"step": `, "0001.json.unreadable.2": `{"step": `} {
+		if b, err := os.ReadFile(filepath.Join(steps, p)); err != nil || string(b) != was {
+			t.Errorf("--restart removed or changed steps/%s: %v", p, err)
 		}
 	}
 	if after, err := os.Stat(filepath.Join(steps, "0002.json")); err != nil || !after.ModTime().After(before.ModTime()) {
@@ -147,7 +156,7 @@ func TestResultsStoreReadUntrusting(t *testing.T) {
 	code, out, errOut := runWithin(t, 20*time.Second, "results", "list", results)
 	if code != 0 || !regexp.MustCompile(`(?m)^1/2\s+lite/sweep/users=1/rep=1\s+UNREADABLE\s+steps/0001.json is not a regular file \(a FIFO\)`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^2/2\s+lite/sweep/users=2/rep=1\s+stored `).MatchString(out) ||
-		!strings.Contains(out, "steps/0003.json is 2 GiB, more than the 1 GiB a step file may hold") {
+		!strings.Contains(out, "steps/0003.json is 2GB, more than the 1GB a step file may hold") {
 		t.Errorf("results list: exit %d, want 0, the FIFO and the huge file named, step 2 stored\n%s%s", code, out, errOut)
 	}
 	html := filepath.Join(dir, "r.html")

@@ -8,13 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine/sqlite"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
@@ -229,9 +232,10 @@ const quickMarker = ".storbench-quick"
 const quickDatabase = "tpcc.db"
 
 // freshQuickDir removes from quick's own database directory (one it marked) the
-// database an earlier quick left, its file and the files SQLite names after it
-// (tpcc.db-wal, -shm), or creates the directory; it returns what else is there, kept.
-// A directory that is there without the mark is not quick's and is left alone.
+// database an earlier quick left, its file and the files SQLite makes beside it
+// (sqlite.Files: tpcc.db-wal, -shm, -journal), or creates the directory; it returns
+// what else is there, kept (a user's tpcc.db-backup too). A directory that is there
+// without the mark is not quick's and is left alone.
 func freshQuickDir(dir string) (kept []string, err error) {
 	entries, err := os.ReadDir(dir)
 	switch {
@@ -249,11 +253,12 @@ func freshQuickDir(dir string) (kept []string, err error) {
 		}
 		return nil, os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
 	}
+	database := sqlite.Files(quickDatabase)
 	for _, e := range entries {
 		name := e.Name()
 		switch {
 		case name == quickMarker:
-		case e.Type().IsRegular() && (name == quickDatabase || strings.HasPrefix(name, quickDatabase+"-")):
+		case e.Type().IsRegular() && slices.Contains(database, name):
 			if err := os.Remove(filepath.Join(dir, name)); err != nil {
 				return nil, err
 			}
@@ -281,7 +286,7 @@ func runQuickProfile(c *cobra.Command, dir string, out outfile.Target) error {
 	if err != nil {
 		return err
 	}
-	size, err := instance.ParseSize(theQuickProfile.Size)
+	size, err := bytesize.Parse(theQuickProfile.Size)
 	if err != nil {
 		return err
 	}

@@ -564,8 +564,8 @@ func Load(path string) (*Model, error) {
 	return Parse(path, data)
 }
 
-// modelKind is a cost model file as read: kilobytes, like a study file.
-var modelKind = infile.Kind{What: "cost model", Limit: 1 << 20}
+// modelKind is a cost model file as read: a file a person writes.
+var modelKind = infile.Kind{What: "cost model", Limit: infile.HandWrittenLimit}
 
 // Parse checks a cost model's text and fills in its defaults; name is how errors
 // name the file.

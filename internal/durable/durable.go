@@ -11,10 +11,14 @@ import (
 	"path/filepath"
 )
 
+// TempSuffix names the file WriteFile writes beside path (path + TempSuffix) before it
+// renames it over path: a crash can leave one.
+const TempSuffix = ".tmp"
+
 // WriteFile replaces path with data: a new file beside it (mode, less the umask),
 // synced, renamed over path, then path's directory synced.
 func WriteFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
+	tmp := path + TempSuffix
 	// A leftover would keep its mode; O_EXCL then refuses a link put in its place.
 	_ = os.Remove(tmp)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)

@@ -36,12 +36,39 @@ const (
 	Routine = "routine" // a function or stored procedure
 )
 
-// Object is a table or a routine of a database.
+// Object is a table or a routine of a database: its kind and name are what it is.
 type Object struct {
 	Kind string
 	// Name is a table's name, or a routine's as its engine drops it (PostgreSQL:
 	// name(argument types)).
 	Name string
+	// Short is a routine's name alone, where its engine's Name carries more (its
+	// argument types): how messages name it. Not stored in ObjectsTable.
+	Short string `db:"-"`
+}
+
+// Routines are the routines of names, as an engine that names a routine by its name
+// alone lists them.
+func Routines(names []string) []Object {
+	objs := make([]Object, len(names))
+	for i, n := range names {
+		objs[i] = Object{Kind: Routine, Name: n}
+	}
+	return objs
+}
+
+// is tells whether o is the kind and name of p, however either is shown.
+func (o Object) is(p Object) bool { return o.Kind == p.Kind && o.Name == p.Name }
+
+// String names o in messages: a routine as name().
+func (o Object) String() string {
+	switch {
+	case o.Kind != Routine:
+		return o.Name
+	case o.Short != "":
+		return o.Short + "()"
+	}
+	return o.Name + "()"
 }
 
 // Inventory is what a database holds that storbench may drop.
@@ -62,7 +89,7 @@ type Inventory struct {
 }
 
 func (inv Inventory) has(table string) bool {
-	return slices.Contains(inv.TPCC, Object{Table, table})
+	return slices.ContainsFunc(inv.TPCC, Object{Kind: Table, Name: table}.is)
 }
 
 // Storbench's: the database holds storbench's record of a build, finished or not:
@@ -106,14 +133,12 @@ func (inv Inventory) complete() bool {
 // NewInventory is what an engine read of a database: its name, its TPC-C tables
 // (ExistingTables), storbench's routines, HammerDB's (all of them or none), and what
 // ObjectsTable lists (nil without that table).
-func NewInventory(database string, tables, own, hammerDB []string, record []Object) Inventory {
+func NewInventory(database string, tables []string, own, hammerDB, record []Object) Inventory {
 	inv := Inventory{Database: database, Record: record, HammerDB: len(hammerDB) > 0}
 	for _, t := range tables {
-		inv.TPCC = append(inv.TPCC, Object{Table, t})
+		inv.TPCC = append(inv.TPCC, Object{Kind: Table, Name: t})
 	}
-	for _, r := range slices.Concat(own, hammerDB) {
-		inv.TPCC = append(inv.TPCC, Object{Routine, r})
-	}
+	inv.TPCC = slices.Concat(inv.TPCC, own, hammerDB)
 	return inv
 }
 
@@ -126,9 +151,16 @@ type Dropper interface {
 	DropObjects(ctx context.Context, objs []Object) error
 }
 
+// dsnYouGave follows "--dsn …" in a command a message offers: the DSN the message
+// shows is redacted (a managed instance's password as xxxxx), which pasted would not
+// connect.
+const dsnYouGave = "(with the DSN you gave, or $STORBENCH_DSN)"
+
 // Drop removes what storbench's builds created in a database, and nothing else: the
-// objects its record lists, of those present (an unfinished build's too), or, in a
-// database an older storbench built, its tables and routines by their names. A
+// objects its record lists, of those present (an unfinished build's too), with the
+// record itself and the build table, which are storbench's whatever the record lists
+// (a MariaDB build cut off before it entered its objects leaves the record empty);
+// or, in a database an older storbench built, its tables and routines by their names. A
 // database without storbench's record is refused as bad input, naming what is there
 // and how to remove it: with force equal to the database's name (Inventory.Database),
 // it drops the TPC-C-named objects (a HammerDB build), never another table.
@@ -149,7 +181,7 @@ func Drop(ctx context.Context, db Dropper, dsn, force string) ([]string, error) 
 		drop = inv.TPCC
 	case inv.has(ObjectsTable):
 		for _, o := range inv.TPCC {
-			if slices.Contains(inv.Record, o) {
+			if slices.ContainsFunc(inv.Record, o.is) || o.Kind == Table && (o.Name == ObjectsTable || o.Name == BuildTable) {
 				drop = append(drop, o)
 			}
 		}
@@ -160,8 +192,8 @@ func Drop(ctx context.Context, db Dropper, dsn, force string) ([]string, error) 
 		if inv.HammerDB && inv.complete() {
 			whose = "the HammerDB build"
 		}
-		return nil, fmt.Errorf("%w: %s holds %s and no record of a storbench build: nothing dropped (storbench drops only what its builds created); if these are %s and you mean to remove them, run storbench drop --dsn %s --force %s, which drops only the TPC-C tables and routines",
-			input.ErrInvalid, shown, shortNames(inv.TPCC), whose, shown, inv.Database)
+		return nil, fmt.Errorf("%w: %s holds %s and no record of a storbench build: nothing dropped (storbench drops only what its builds created); if these are %s and you mean to remove them, run storbench drop --dsn … --force %s %s, which drops only the TPC-C tables and routines",
+			input.ErrInvalid, shown, shortNames(inv.TPCC), whose, inv.Database, dsnYouGave)
 	}
 	if len(drop) == 0 {
 		return nil, nil
@@ -195,16 +227,11 @@ func names(objs []Object) []string {
 	return n
 }
 
-// shortNames lists objects for a message: routines as name(), without the argument
-// types a PostgreSQL routine's name carries.
+// shortNames lists objects for a message.
 func shortNames(objs []Object) string {
 	n := make([]string, len(objs))
 	for i, o := range objs {
-		n[i] = o.Name
-		if o.Kind == Routine {
-			n[i], _, _ = strings.Cut(o.Name, "(")
-			n[i] += "()"
-		}
+		n[i] = o.String()
 	}
 	return strings.Join(n, ", ")
 }

@@ -45,8 +45,8 @@ func partialSchema(ctx context.Context, db Dropper, dsn string, missing []string
 	}
 	shown := dburl.Redact(dsn)
 	if inv.Storbench() {
-		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop --dsn %s, then storbench build",
-			input.ErrInvalid, shown, strings.Join(missing, ", "), shown)
+		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop --dsn … %s, then storbench build",
+			input.ErrInvalid, shown, strings.Join(missing, ", "), dsnYouGave)
 	}
 	return fmt.Errorf("%w: %s is not a TPC-C database (it holds %s but not %s, and no storbench build): storbench will not touch it; name the built database in --dsn, or build one in another database",
 		input.ErrInvalid, shown, strings.Join(tables(inv.TPCC), ", "), strings.Join(missing, ", "))
@@ -63,8 +63,8 @@ func RequireBuild(ctx context.Context, db Database, dsn string) error {
 	_, err := db.BuildInfo(ctx)
 	switch {
 	case errors.Is(err, ErrBuildUnfinished):
-		return fmt.Errorf("%w: %s holds a storbench build that did not finish (interrupted, or failed before it recorded itself): remove it with storbench drop --dsn %s, then build again",
-			input.ErrInvalid, dburl.Redact(dsn), dburl.Redact(dsn))
+		return fmt.Errorf("%w: %s holds a storbench build that did not finish (interrupted, or failed before it recorded itself): remove it with storbench drop --dsn … %s, then build again",
+			input.ErrInvalid, dburl.Redact(dsn), dsnYouGave)
 	case err != nil && !errors.Is(err, ErrNoBuildInfo):
 		return fmt.Errorf("read build information: %w", err)
 	}

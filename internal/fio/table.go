@@ -19,16 +19,16 @@ type Runs struct {
 
 // ReadRuns reads a --json file of an earlier `storbench fio`.
 func ReadRuns(path string) (*Runs, error) {
-	b, err := RunsKind.Read(path)
+	b, err := runsKind.Read(path)
 	if err != nil {
 		return nil, err
 	}
 	return ParseRuns(path, b)
 }
 
-// RunsKind is the --json of storbench fio as read: its points with their per-second
-// series, bounded as a study's step files are.
-var RunsKind = infile.Kind{What: "fio result", Limit: 1 << 30}
+// runsKind is the --json of storbench fio as read: its points with their per-second
+// series.
+var runsKind = infile.Kind{What: "fio result", Limit: infile.MeasuredLimit}
 
 // ParseRuns reads the text of a --json of storbench fio; path names it in errors.
 func ParseRuns(path string, b []byte) (*Runs, error) {

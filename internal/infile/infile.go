@@ -1,7 +1,8 @@
 // Package infile reads the files storbench is given to read (study files, cost
-// models, results) so that none can hang it or take its memory: only a regular file
-// is read, opened without blocking (a FIFO or a device named as one is refused at
-// once, and Ctrl-C is never waiting on an open), up to a bound its Kind states; inside
+// models, results) so that none can hang it, take its memory or set off a device:
+// only a regular file is opened, what a name is being checked first on a path-only
+// descriptor (a FIFO or a device named as one is refused at once, never opened, and
+// Ctrl-C is never waiting on an open), and read up to a bound its Kind states; inside
 // a results store no symbolic link is followed. Each refusal is one line naming the
 // file, wrapping input.ErrInvalid.
 package infile
@@ -15,18 +16,36 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/input"
 )
 
 // Kind is a kind of file storbench reads: how messages name it and the most bytes
-// one may hold.
+// one may hold (one of the bounds below, or its own).
 type Kind struct {
 	What  string // "study file"
 	Limit int64
 }
+
+// The bounds of the files storbench reads, by what they hold: every kind of file
+// that holds the same takes its bound from here.
+const (
+	// HandWrittenLimit bounds a file a person writes: a study, a cost model. These are
+	// kilobytes (the largest example study is 2 KB); 1 MiB leaves room for any a
+	// person writes and refuses a device or a wrong file.
+	HandWrittenLimit = 1 << 20
+	// MeasuredLimit bounds a file of measurements with their timeline and system
+	// samples, per second by default: a study's step file, a run's or fio's --json.
+	// Measured, a step file is 118 KB for a real 130 s step on SQLite and one disk
+	// (0.9 KB a second), 1.7 MB for bench/genstudy's 10-minute step with a minute of
+	// ramp-up, two disks, per-I/O latency and the database's counters (2.6 KB a
+	// second); 1 GiB is about four days of the latter.
+	MeasuredLimit = 1 << 30
+)
 
 // Read reads the file at path whole. path may be a symbolic link (a user's own
 // file); what it names must be a regular file within the bound.
@@ -124,7 +143,7 @@ func (k Kind) openIn(dir, name string) (*os.File, error) {
 		return nil, k.openError(path, &fs.PathError{Op: "open", Path: dir, Err: err})
 	}
 	defer unix.Close(d)
-	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 	fd, err := unix.Openat2(d, name, &how)
 	if errors.Is(err, unix.ENOSYS) {
@@ -136,10 +155,12 @@ func (k Kind) openIn(dir, name string) (*os.File, error) {
 	return k.checked(fd, path)
 }
 
-// open opens name relative to the directory dirfd without blocking (O_NONBLOCK: a
-// FIFO opens at once instead of waiting for a writer) and checks what it is.
+// open finds name relative to the directory dirfd as a path only (O_PATH), which
+// opens nothing: a device, whose open has effects (a watchdog armed, a tape rewound),
+// or a FIFO, whose open waits for a writer, is never opened. checked opens it once it
+// is known to be a regular file.
 func (k Kind) open(dirfd int, name, path string, flags int) (*os.File, error) {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|flags, 0)
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return nil, k.openError(path, &fs.PathError{Op: "open", Path: path, Err: err})
 	}
@@ -148,25 +169,36 @@ func (k Kind) open(dirfd int, name, path string, flags int) (*os.File, error) {
 
 func (k Kind) openError(path string, err *fs.PathError) error {
 	if errors.Is(err.Err, unix.ELOOP) {
-		return k.refuse(path, "is a symbolic link, which storbench does not follow in a results store (put the file itself there)", nil)
+		return k.linkRefused(path)
 	}
 	return k.refuse(path, "cannot be read", err)
 }
 
-// checked takes the open fd when it is a regular file within the bound.
-func (k Kind) checked(fd int, path string) (*os.File, error) {
+func (k Kind) linkRefused(path string) error {
+	return k.refuse(path, "is a symbolic link, which storbench does not follow in a results store (put the file itself there)", nil)
+}
+
+// checked takes pathFD, a path-only descriptor (O_PATH), and opens for reading the
+// file it names when that is a regular file within the bound. The file is opened
+// through the descriptor (/proc/self/fd/N), not by its name again: the file read is
+// the file checked, whatever was put at its name meanwhile.
+func (k Kind) checked(pathFD int, path string) (*os.File, error) {
+	defer unix.Close(pathFD)
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+	if err := unix.Fstat(pathFD, &st); err != nil {
 		return nil, k.refuse(path, "cannot be read", err)
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
+	switch {
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK: // the link itself, as O_PATH|O_NOFOLLOW finds it
+		return nil, k.linkRefused(path)
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return nil, k.refuse(path, "is not a regular file ("+typeName(st.Mode)+")", nil)
+	case st.Size > k.Limit:
+		return nil, k.refuse(path, fmt.Sprintf("is %s, more than the %s a %s may hold", bytesize.Format(st.Size), bytesize.Format(k.Limit), k.What), nil)
 	}
-	if st.Size > k.Limit {
-		unix.Close(fd)
-		return nil, k.refuse(path, fmt.Sprintf("is %s, more than the %s a %s may hold", Size(st.Size), Size(k.Limit), k.What), nil)
+	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(pathFD), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, k.refuse(path, "cannot be read", &fs.PathError{Op: "open", Path: path, Err: err})
 	}
 	return os.NewFile(uintptr(fd), path), nil
 }
@@ -179,7 +211,7 @@ func (k Kind) readAll(f *os.File, path string) ([]byte, error) {
 		return nil, k.refuse(path, "cannot be read", err)
 	}
 	if int64(len(b)) > k.Limit {
-		return nil, k.refuse(path, fmt.Sprintf("grew past the %s a %s may hold while read", Size(k.Limit), k.What), nil)
+		return nil, k.refuse(path, fmt.Sprintf("grew past the %s a %s may hold while read", bytesize.Format(k.Limit), k.What), nil)
 	}
 	return b, nil
 }
@@ -200,20 +232,4 @@ func typeName(mode uint32) string {
 		return "a symbolic link"
 	}
 	return "not a file"
-}
-
-// Size writes a byte count in binary units, as the bounds are stated: 1 MiB, 2.5 GiB.
-func Size(n int64) string {
-	for _, u := range []struct {
-		unit  string
-		shift uint
-	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
-		if n >= 1<<u.shift {
-			if n%(1<<u.shift) == 0 {
-				return fmt.Sprintf("%d %s", n>>u.shift, u.unit)
-			}
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.unit)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

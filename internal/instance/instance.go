@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/durable"
 	"github.com/storbench/storbench/internal/input"
 )
@@ -119,7 +120,7 @@ func CheckMemory(prefix, engineName string, memoryBytes int64) error {
 	if !ok || memoryBytes >= srv.MinMemory() {
 		return nil
 	}
-	return fmt.Errorf("%smemory %s is too small (a %s server needs at least %s)", prefix, FormatSize(memoryBytes), engineName, FormatSize(srv.MinMemory()))
+	return fmt.Errorf("%smemory %s is too small (a %s server needs at least %s)", prefix, bytesize.Format(memoryBytes), engineName, bytesize.Format(srv.MinMemory()))
 }
 
 // Engines are the engines whose servers are registered, by name.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/sys/unix"
 )
@@ -36,7 +37,7 @@ func (l IOLimit) Values() string {
 		switch {
 		case f.n == 0:
 		case f.size:
-			parts = append(parts, f.key+"="+FormatSize(f.n))
+			parts = append(parts, f.key+"="+bytesize.Format(f.n))
 		default:
 			parts = append(parts, fmt.Sprintf("%s=%d", f.key, f.n))
 		}
@@ -97,7 +98,7 @@ func ParseIOLimitOf(setting, s string) (IOLimit, error) {
 			}
 		case key == "rbps" || key == "wbps":
 			var n int64
-			n, err = ParseSize(val)
+			n, err = bytesize.Parse(val)
 			if key == "rbps" {
 				l.ReadBPS = n
 			} else {

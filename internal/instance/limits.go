@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/instance/cgroup"
 )
 
@@ -122,7 +123,7 @@ func memoryText(n int64) string {
 	if n == 0 {
 		return "no limit"
 	}
-	return FormatSize(n)
+	return bytesize.Format(n)
 }
 
 // oomKills is how many of the instance's processes the kernel's OOM killer has killed

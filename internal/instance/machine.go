@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance/cgroup"
 )
@@ -49,7 +50,7 @@ func CheckMachineMemory(prefix string, memoryBytes, machine int64) error {
 		return nil
 	}
 	return fmt.Errorf("%smemory %s is more than this machine's %s (a limit above the machine's memory is no limit; give at most %s)",
-		prefix, FormatSize(memoryBytes), FormatSize(machine), FormatSize(machine))
+		prefix, bytesize.Format(memoryBytes), bytesize.Format(machine), bytesize.Format(machine))
 }
 
 // CheckCPUs refuses a CPU list naming CPUs this machine does not have online (or not

@@ -8,35 +8,6 @@ import (
 	"github.com/storbench/storbench/internal/input"
 )
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"2GB": 2 << 30, "512MB": 512 << 20, "1.5GiB": 3 << 29, "64k": 64 << 10, "100": 100, " 1TB ": 1 << 40} {
-		if got, err := ParseSize(in); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "lots", "-1GB", "0", "GB", "1XB"} {
-		if _, err := ParseSize(in); !errors.Is(err, input.ErrInvalid) {
-			t.Errorf("ParseSize(%q) accepted or wrong error: %v", in, err)
-		}
-	}
-}
-
-// TestFormatSize: sizes print in the largest unit, whole where exact (step IDs) and
-// else rounded down to two decimals, never as thousands of KB.
-func TestFormatSize(t *testing.T) {
-	for b, want := range map[int64]string{2 << 30: "2GB", 1536 << 20: "1536MB", 1 << 40: "1TB", 24684092 << 10: "23.54GB",
-		64 << 20: "64MB", 4 << 10: "4KB", 1500 << 10: "1.46MB", 100: "100B", 0: "0B"} {
-		if got := FormatSize(b); got != want {
-			t.Errorf("FormatSize(%d) = %q, want %q", b, got, want)
-		}
-		if b >= 1<<20 {
-			if back, err := ParseSize(FormatSize(b)); err != nil || back > b {
-				t.Errorf("ParseSize(FormatSize(%d)) = %d, %v: want at most the size", b, back, err)
-			}
-		}
-	}
-}
-
 func TestParseIOLimit(t *testing.T) {
 	got, err := ParseIOLimit("riops=100, wiops=50,rbps=10MB,wbps=1GB")
 	want := IOLimit{ReadIOPS: 100, WriteIOPS: 50, ReadBPS: 10 << 20, WriteBPS: 1 << 30}

@@ -6,22 +6,17 @@ package load
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fsplace"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -142,7 +137,11 @@ func CheckSpace(f engine.Footprint, copies, warehouses int, dataDir, logDir stri
 	}
 	data := func(w int) int64 { return int64(copies) * f.Data(w) }
 	log := func(w int) int64 { return int64(copies) * f.Log(w) }
-	if logDir == "" || sameFilesystem(dataDir, logDir) {
+	if logDir == "" {
+		logDir = dataDir
+	}
+	// Unknown counts as the same filesystem, the stricter check.
+	if same, err := fsplace.SameFilesystem(dataDir, logDir); same || err != nil {
 		both := func(w int) int64 { return data(w) + log(w) }
 		return fits(warehouses, dataDir, both, build,
 			fmt.Sprintf("%s of data, %s of log it writes", size(data(warehouses)), size(log(warehouses))))
@@ -177,34 +176,11 @@ func size(b int64) string {
 	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
 }
 
-// existing is dir or its nearest existing parent.
-func existing(dir string) (string, bool) {
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(dir); err == nil {
-			return dir, true
-		} else if !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
-			return "", false
-		}
-	}
-}
-
-// sameFilesystem tells whether two directories (or their nearest existing parents)
-// are on one filesystem; unknown counts as the same, the stricter check.
-func sameFilesystem(a, b string) bool {
-	var sa, sb unix.Stat_t
-	a, okA := existing(a)
-	b, okB := existing(b)
-	if !okA || !okB || unix.Stat(a, &sa) != nil || unix.Stat(b, &sb) != nil {
-		return true
-	}
-	return sa.Dev == sb.Dev
-}
-
 // freeSpace is what the filesystem of dir, or of its nearest existing parent, has
 // free for an unprivileged writer.
 func freeSpace(dir string) (int64, bool) {
-	dir, ok := existing(dir)
-	if !ok {
+	dir, err := fsplace.Existing(dir)
+	if err != nil {
 		return 0, false
 	}
 	free, err := engine.FreeBytes(dir)

@@ -152,9 +152,8 @@ func unreadableProblem(err error) string {
 }
 
 // resultKind is a result file given to report or compare: a run's JSON holds its
-// per-second timeline and samples (as a study's step file does), so its bound is a
-// step file's.
-var resultKind = infile.Kind{What: "results", Limit: 1 << 30}
+// per-second timeline and samples, as a study's step file does.
+var resultKind = infile.Kind{What: "results", Limit: infile.MeasuredLimit}
 
 // loadFile reads a run's JSON (storbench run --json) or a fio result
 // (storbench fio --json), telling them apart by their keys.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/fsplace"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -103,24 +103,14 @@ func targetPlacements(t Target) ([]metrics.Placement, []string) {
 // cycle then reads and writes one disk, which its figures alone do not show. Paths
 // not made yet are placed by their nearest existing parent.
 func sameFilesystem(data, backup string) string {
-	data, backup = existingParent(data), existingParent(backup)
-	var d, b unix.Stat_t
-	if unix.Stat(data, &d) != nil || unix.Stat(backup, &b) != nil || d.Dev != b.Dev {
+	d, errD := fsplace.Device(data)
+	b, errB := fsplace.Device(backup)
+	if errD != nil || errB != nil || d != b {
 		return ""
 	}
-	fs := "device " + strconv.FormatUint(d.Dev, 10)
+	fs := "device " + strconv.FormatUint(b, 10)
 	if p, err := metrics.NewResolver().Resolve(backup, "backup"); err == nil && p.Source != "" {
 		fs = p.Source
 	}
 	return fmt.Sprintf("backup on the same filesystem as the data (%s): a restore measures one disk", fs)
-}
-
-// existingParent is path, or its nearest parent that exists.
-func existingParent(path string) string {
-	for {
-		if _, err := os.Stat(path); err == nil || filepath.Dir(path) == path {
-			return path
-		}
-		path = filepath.Dir(path)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
@@ -139,7 +140,7 @@ func (c *checker) sameStorage(i int, e *Experiment, engines []string) {
 	}
 	if total, err := memTotal(); err == nil && total > 0 && int64(e.Instances)*e.InstanceMemory.Bytes > total*8/10 {
 		c.beyondMachine(p("instances"), fmt.Errorf("%d instances of %s need %s, more than 80%% of this machine's %s (give fewer instances or less instance_memory)",
-			e.Instances, instance.FormatSize(e.InstanceMemory.Bytes), instance.FormatSize(int64(e.Instances)*e.InstanceMemory.Bytes), instance.FormatSize(total)))
+			e.Instances, bytesize.Format(e.InstanceMemory.Bytes), bytesize.Format(int64(e.Instances)*e.InstanceMemory.Bytes), bytesize.Format(total)))
 	}
 	if procs, ok := maxProcesses(); ok && len(e.Users.Values) == 1 && int64(e.Instances*driver.ServerConnections(e.Users.Values[0])) > procs {
 		c.beyondMachine(p("instances"), fmt.Errorf("%d instances of %d users need about %d processes, this user may run %d (give fewer instances or users, or raise ulimit -u)",

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/bytesize"
 )
 
 // MemorySweep is an experiment kind: a user sweep on a managed instance of each
@@ -24,7 +24,7 @@ func (memorySweep) check(c *checker, s *Study, i int, e *Experiment) {
 	if len(e.Memory) == 0 {
 		c.errf(p("memory"), "%s has no memory values", "add memory: e.g. [8GB, 2GB]", label(e))
 	}
-	distinct(c, p("memory"), "memory", e.Memory, func(m Size) string { return instance.FormatSize(m.Bytes) },
+	distinct(c, p("memory"), "memory", e.Memory, func(m Size) string { return bytesize.Format(m.Bytes) },
 		func(ip string, m Size) { c.memory(ip, managedEngineNames(s, e), m.Bytes) })
 }
 
@@ -34,14 +34,14 @@ func (memorySweep) plan(steps []Step, s *Study, e *Experiment) []Step {
 		for _, m := range e.Memory {
 			b := base
 			b.Memory = m.Bytes
-			steps = sweepSteps(steps, s, e, t, b, id+"/memory="+instance.FormatSize(m.Bytes))
+			steps = sweepSteps(steps, s, e, t, b, id+"/memory="+bytesize.Format(m.Bytes))
 		}
 		return steps
 	})
 }
 
 func (memorySweep) describe(st Step) string {
-	return describeTPCC(st, "memory "+instance.FormatSize(st.Memory))
+	return describeTPCC(st, "memory "+bytesize.Format(st.Memory))
 }
 
 func (memorySweep) run(ctx context.Context, r *runner, step Step, res *StepResult) error {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/fio"
-	"github.com/storbench/storbench/internal/instance"
 )
 
 // StorageProfiles is an experiment kind: fio profiles on each managed target's data
@@ -77,7 +77,7 @@ func (storageProfiles) describe(st Step) string {
 	if points == 1 {
 		unit = "point"
 	}
-	return fmt.Sprintf("%s on %s  %s  %s × %d %s", st.Profile, st.PathRole, instance.FormatSize(st.Size), roughDuration(st.Runtime), points, unit)
+	return fmt.Sprintf("%s on %s  %s  %s × %d %s", st.Profile, st.PathRole, bytesize.Format(st.Size), roughDuration(st.Runtime), points, unit)
 }
 
 // preflight finds fio, which the steps run.

@@ -47,9 +47,8 @@ const (
 
 const minRunSeconds = time.Second
 
-// studyKind is a study file as read: kilobytes (the largest example is 2 KB); 1 MiB
-// leaves room for any study a person writes and refuses a device or a wrong file.
-var studyKind = infile.Kind{What: "study file", Limit: 1 << 20}
+// studyKind is a study file as read: a file a person writes.
+var studyKind = infile.Kind{What: "study file", Limit: infile.HandWrittenLimit}
 
 // Load reads and checks a study file; the study it returns has every default filled
 // in, so the runner never has to guess.
@@ -284,12 +283,12 @@ func (c *checker) space(s *Study) {
 	if load.CheckWarehouses("", s.Workload.Warehouses) != nil {
 		return
 	}
-	// A consolidation puts a copy of the database per instance on its target.
+	// A consolidation puts a copy of the database per instance beside its target.
 	copies := map[*Target]int{}
 	for i := range s.Experiments {
 		e := &s.Experiments[i]
 		for _, t := range experimentTargets(s, e) {
-			copies[t] = max(copies[t], 1, e.Instances)
+			copies[t] = max(copies[t], e.Instances)
 		}
 	}
 	for i := range s.Targets {
@@ -299,11 +298,17 @@ func (c *checker) space(s *Study) {
 		if !t.manages() || !filepath.IsAbs(t.Path) || instance.Claimed(t.Path) {
 			continue
 		}
-		n := max(copies[t], 1)
-		if err := load.CheckSpace(engine.RegisteredFootprint(t.Engine), n, s.Workload.Warehouses, t.Path, t.WALPath); err != nil {
-			if n > 1 {
+		// The target's own instance: its data in path, its log in wal_path.
+		f := engine.RegisteredFootprint(t.Engine)
+		err := load.CheckSpace(f, 1, s.Workload.Warehouses, t.Path, t.WALPath)
+		// A consolidation's instances are made beside path (PATH-c1, …) without a
+		// wal_path: each one's log is on their data's filesystem.
+		if n := copies[t]; err == nil && n > 1 {
+			if err = load.CheckSpace(f, n, s.Workload.Warehouses, consolidatedPath(t.Path, 0), ""); err != nil {
 				err = fmt.Errorf("a consolidation of %d instances, a copy of the database each: %w", n, err)
 			}
+		}
+		if err != nil {
 			c.beyondMachine("workload.warehouses", fmt.Errorf("target %s: %w", t.Name, err))
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
@@ -117,7 +118,7 @@ func (managedTarget) describe(t Target) string {
 		parts = append(parts, "wal "+t.WALPath)
 	}
 	if t.Memory.Bytes > 0 {
-		parts = append(parts, "memory "+instance.FormatSize(t.Memory.Bytes))
+		parts = append(parts, "memory "+bytesize.Format(t.Memory.Bytes))
 	}
 	if t.CPUs != "" {
 		parts = append(parts, "cpus "+t.CPUs)

@@ -50,13 +50,10 @@ const storeMarker = ".storbench-study"
 
 // The kinds of file a store holds, each read only as a regular file (no link
 // followed) within its bound (docs/study.md). A step file holds the step's timeline
-// and system samples, per second by default: measured, 118 KB for a real 130 s step on
-// SQLite and one disk (0.9 KB a second), 1.7 MB for bench/genstudy's 10-minute step
-// with a minute of ramp-up, two disks, per-I/O latency and the database's counters
-// (2.6 KB a second); 1 GiB is about four days of the latter. plan.json is ~300 bytes
-// a step, environment.json a few kilobytes a target.
+// and system samples; plan.json is ~300 bytes a step, environment.json a few
+// kilobytes a target.
 var (
-	stepKind   = infile.Kind{What: "step file", Limit: 1 << 30}
+	stepKind   = infile.Kind{What: "step file", Limit: infile.MeasuredLimit}
 	recordKind = infile.Kind{What: "store file", Limit: 64 << 20}
 	markerKind = infile.Kind{What: "store marker", Limit: 4 << 10}
 )
@@ -156,9 +153,12 @@ func OpenStore(dir string, s *Study, file []byte, restart bool, log io.Writer) (
 // directories made, the unreadable step files set aside, the study file stored.
 func (s *Store) prepare(restart bool, file []byte, log io.Writer) error {
 	if restart {
-		kept, err := s.ClearSteps()
+		kept, setAside, err := s.ClearSteps()
 		if err != nil {
 			return err
+		}
+		if len(setAside) > 0 {
+			fmt.Fprintf(log, "kept in %s: %s (step files that did not read, which a study run set aside to run their steps again)\n", s.path("steps"), strings.Join(setAside, ", "))
 		}
 		if len(kept) > 0 {
 			fmt.Fprintf(log, "kept in %s: %s (not step files of storbench's)\n", s.path("steps"), strings.Join(kept, ", "))
@@ -176,8 +176,10 @@ func (s *Store) prepare(restart bool, file []byte, log io.Writer) error {
 }
 
 // sameStudyFile refuses to add to a store the results of a study file other than
-// the one stored. A stored copy that is a beginning of file was cut short by a crash
-// (before storbench synced what it stored): it is the same file, written again.
+// the one stored, byte for byte: a file with lines added at its end (a ramp-up under
+// the last experiment, a metrics block) keeps its step IDs but not what they measure.
+// A stored copy a crash cut short (an older storbench, which did not sync it) is
+// refused all the same: which settings its steps ran under is unknown.
 func (s *Store) sameStudyFile(file []byte) error {
 	stored, err := studyKind.ReadIn(s.Dir, "study.yaml")
 	switch {
@@ -185,7 +187,7 @@ func (s *Store) sameStudyFile(file []byte) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("%w: give another --results directory", err)
-	case bytes.Equal(stored, file) || (len(stored) < len(file) && bytes.HasPrefix(file, stored)):
+	case bytes.Equal(stored, file):
 		return nil
 	}
 	return fmt.Errorf("%w: the study file changed since %s was stored: run it with --restart (stored steps are cleared) or give another --results directory", input.ErrInvalid, s.Dir)
@@ -490,6 +492,10 @@ func (s *Store) ReadSteps() (steps []StepResult, bad []Unreadable, err error) {
 	return steps, bad, nil
 }
 
+// unreadableSuffix is what setAside adds to the name of a step file that does not
+// read: NAME.unreadable, NAME.unreadable.2, …
+const unreadableSuffix = ".unreadable"
+
 // setAside moves each unreadable step file out of its step's way, to NAME.unreadable
 // (NAME.unreadable.2, … when taken), and says so: the step runs again, and the file
 // is kept for whoever wants to see what the crash left, never removed.
@@ -499,12 +505,12 @@ func (s *Store) setAside(log io.Writer) error {
 		return err
 	}
 	for _, u := range bad {
-		to := u.File + ".unreadable"
+		to := u.File + unreadableSuffix
 		for n := 2; ; n++ {
 			if _, err := os.Lstat(s.path(to)); errors.Is(err, fs.ErrNotExist) {
 				break
 			}
-			to = fmt.Sprintf("%s.unreadable.%d", u.File, n)
+			to = fmt.Sprintf("%s%s.%d", u.File, unreadableSuffix, n)
 		}
 		if err := os.Rename(s.path(u.File), s.path(to)); err != nil {
 			return err
@@ -523,30 +529,48 @@ func (s *Store) Plan() ([]Step, error) {
 	return steps, nil
 }
 
-// ownStepFile matches the names storbench gives the files of steps/: a stored,
-// failed or interrupted step, and the temporary files they are written through.
-var ownStepFile = regexp.MustCompile(`^\d{4}(-failed|-interrupted)?\.json(\.tmp)?$`)
+// ownStepFile tells whether name is one that storbench gives the files of steps/: a
+// stored, failed or interrupted step, or the temporary file one is written through.
+func ownStepFile(name string) bool {
+	name = strings.TrimSuffix(name, durable.TempSuffix)
+	return stepName.MatchString(name) || failedName.MatchString(name) || interruptedName.MatchString(name)
+}
+
+// setAsideStep tells whether name is one that setAside gives a step file that did
+// not read.
+func setAsideStep(name string) bool {
+	stored, n, ok := strings.Cut(name, unreadableSuffix)
+	if n != "" {
+		_, err := strconv.Atoi(strings.TrimPrefix(n, "."))
+		ok = ok && n[0] == '.' && err == nil
+	}
+	return ok && stepName.MatchString(stored)
+}
 
 // ClearSteps removes the stored steps (for --restart): the regular files of
-// storbench's own names in steps/, nothing else. What else is there (a user's notes,
-// a step file set aside as unreadable) is kept, and its names returned. The base
-// images stay, so a restarted study does not build again.
-func (s *Store) ClearSteps() (kept []string, err error) {
+// storbench's own names in steps/, nothing else. The step files an earlier run set
+// aside as unreadable are kept (setAside), as is whatever else is there (kept: a
+// user's notes); both are named. The base images stay, so a restarted study does
+// not build again.
+func (s *Store) ClearSteps() (kept, setAside []string, err error) {
 	entries, err := os.ReadDir(s.path("steps"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, e := range entries {
-		if !ownStepFile.MatchString(e.Name()) || !e.Type().IsRegular() {
+		switch {
+		case e.Type().IsRegular() && ownStepFile(e.Name()):
+			if err := os.Remove(s.path("steps", e.Name())); err != nil {
+				return nil, nil, err
+			}
+		case setAsideStep(e.Name()):
+			setAside = append(setAside, e.Name())
+		default:
 			kept = append(kept, e.Name())
-			continue
-		}
-		if err := os.Remove(s.path("steps", e.Name())); err != nil {
-			return nil, err
 		}
 	}
-	return kept, durable.SyncDir(s.path("steps"))
+	return kept, setAside, durable.SyncDir(s.path("steps"))
 }

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/testsupport/looptest"
 )
 
@@ -95,7 +97,7 @@ func TestHugeStepFileNotRead(t *testing.T) {
 		size int64
 		want string
 	}{
-		{2 << 30, "steps/0001.json is 2 GiB, more than the 1 GiB a step file may hold"},
+		{2 << 30, "steps/0001.json is 2GB, more than the 1GB a step file may hold"},
 		{512 << 20, "steps/0001.json is not JSON storbench wrote: invalid character"},
 	} {
 		f := filepath.Join(store.Dir, "steps", "0001.json")
@@ -114,6 +116,44 @@ func TestHugeStepFileNotRead(t *testing.T) {
 		}
 		if err != nil || len(stored) != 1 || stored[0].Step.ID != steps[1].ID || len(bad) != 1 || bad[0].Seq != 1 || !strings.HasPrefix(bad[0].String(), c.want) {
 			t.Errorf("a %d MiB step file: stored %d, unreadable %v (%v); want step 2 stored and step 1 named with %q", c.size>>20, len(stored), bad, err, c.want)
+		}
+	}
+}
+
+// A study file changed since its store was made is refused without --restart, also
+// when lines were only added at its end (before, a stored file that was a beginning
+// of the new one was taken as cut short by a crash: appended settings mixed into old
+// steps), and when the stored copy is empty (a beginning of any file).
+func TestChangedStudyFileRefused(t *testing.T) {
+	s := mustParse(t, minimal)
+	open := func(dir, file string) error {
+		store, err := OpenStore(dir, s, []byte(file), false, io.Discard)
+		if err == nil {
+			store.Unlock()
+		}
+		return err
+	}
+	// A store of minimal, then opened again with file.
+	for _, c := range []struct{ name, file string }{
+		{"a ramp-up added under the last experiment", minimal + "    ramp: 2m\n"},
+		{"a metrics block added", minimal + "metrics:\n  io_latency: \"off\"\n"},
+	} {
+		mustParse(t, c.file)
+		dir := filepath.Join(t.TempDir(), "results")
+		if err := open(dir, minimal); err != nil {
+			t.Fatal(err)
+		}
+		if err := open(dir, minimal); err != nil {
+			t.Errorf("the same study file again: %v", err)
+		}
+		if err := open(dir, c.file); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "the study file changed since") {
+			t.Errorf("%s: %v, want the study file changed", c.name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "study.yaml"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := open(dir, minimal); !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "the study file changed since") {
+			t.Errorf("a store whose study.yaml is empty: %v, want the study file changed", err)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/yamlfile"
@@ -39,7 +40,7 @@ func (s *Size) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return yamlfile.Invalid(n, "expected a size, got "+yamlfile.Describe(n), "write e.g. 2GB or 512MB")
 	}
-	v, err := instance.ParseSize(n.Value)
+	v, err := bytesize.Parse(n.Value)
 	if err != nil {
 		return yamlfile.Invalid(n, fmt.Sprintf("%q is not a size", yamlfile.Clip(n.Value)), "write a number and a unit, e.g. 2GB or 512MB")
 	}

@@ -290,7 +290,17 @@ func (db *DB) Inventory(ctx context.Context) (engine.Inventory, error) {
 			return engine.Inventory{}, err
 		}
 	}
-	return engine.NewInventory(name, tables, own, hammerDB, record), nil
+	return engine.NewInventory(name, tables, routines(own), routines(hammerDB), record), nil
+}
+
+// routines are the routines of names as the catalog gives them, name(argument
+// types), which DROP ROUTINE takes; messages show their names alone.
+func routines(names []string) []engine.Object {
+	objs := engine.Routines(names)
+	for i := range objs {
+		objs[i].Short, _, _ = strings.Cut(objs[i].Name, "(")
+	}
+	return objs
 }
 
 // DropObjects implements engine.Dropper, in one transaction: all or nothing.

@@ -289,7 +289,7 @@ func (db *DB) Inventory(ctx context.Context) (engine.Inventory, error) {
 			return engine.Inventory{}, err
 		}
 	}
-	return engine.NewInventory(name, tables, own, hammerDB, record), nil
+	return engine.NewInventory(name, tables, engine.Routines(own), engine.Routines(hammerDB), record), nil
 }
 
 // readRecord reads what the build's record lists.

@@ -100,10 +100,18 @@ func (db *DB) Close() {
 	}
 	db.DB.Close()
 	if empty {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			_ = os.Remove(db.path + suffix)
+		for _, f := range Files(db.path) {
+			_ = os.Remove(f)
 		}
 	}
+}
+
+// Files are the database file at path and the files SQLite makes beside it, named
+// after it: the WAL log and its shared-memory index (journal_mode WAL, as Open sets
+// it) and the rollback journal (the other modes). Nothing else there is the
+// database's.
+func Files(path string) []string {
+	return []string{path, path + "-wal", path + "-shm", path + "-journal"}
 }
 
 // filePath is the database file of sqlite:///abs/path.db or sqlite:relative.db.

@@ -1,4 +1,7 @@
-package instance
+// Package bytesize reads and writes sizes for people, one way everywhere: a memory
+// limit, a test file's size, the bound of a file storbench reads. KB, MB, GB and TB are
+// powers of 1024, as memory sizes are usually meant.
+package bytesize
 
 import (
 	"fmt"
@@ -9,9 +12,8 @@ import (
 	"github.com/storbench/storbench/internal/input"
 )
 
-// ParseSize reads a size such as 512MB, 2GB or 1.5GiB (KB/MB/GB/TB are powers of 1024,
-// as memory sizes are usually meant; the iB forms are accepted too).
-func ParseSize(s string) (int64, error) {
+// Parse reads a size such as 512MB, 2GB or 1.5GiB (the iB forms are accepted too).
+func Parse(s string) (int64, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.Replace(t, "IB", "B", 1), "B")
 	mult := int64(1)
@@ -29,23 +31,23 @@ func ParseSize(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
-// sizeUnits are ParseSize's units, largest first.
-var sizeUnits = []struct {
+// units are Parse's units, largest first.
+var units = []struct {
 	name  string
 	shift uint
 }{{"TB", 40}, {"GB", 30}, {"MB", 20}, {"KB", 10}}
 
-// FormatSize writes a size for people in the units ParseSize reads: whole in the
+// Format writes a size for people in the units Parse reads: whole in the
 // largest unit that keeps it whole from MB up (2GB, 1536MB), so study step IDs read
 // like the file; else in the largest unit it reaches, rounded down to two decimals
 // (23.54GB, never 24684092KB), so a "give at most" it prints is never too much.
-func FormatSize(b int64) string {
-	for _, u := range sizeUnits[:3] {
+func Format(b int64) string {
+	for _, u := range units[:3] {
 		if b != 0 && b%(1<<u.shift) == 0 {
 			return fmt.Sprintf("%d%s", b>>u.shift, u.name)
 		}
 	}
-	for _, u := range sizeUnits {
+	for _, u := range units {
 		if b >= 1<<u.shift {
 			v := math.Floor(float64(b)/float64(int64(1)<<u.shift)*100) / 100
 			return strconv.FormatFloat(v, 'f', -1, 64) + u.name
