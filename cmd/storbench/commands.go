@@ -65,7 +65,7 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 			p.end()
 			if err != nil && c.Context().Err() != nil {
 				// The tables hold part of the data: a run would measure a wrong schema.
-				return fmt.Errorf("build interrupted: the database holds an incomplete schema; remove it with storbench drop --dsn %s before building again", u.Redacted())
+				return fmt.Errorf("build interrupted: %s holds an incomplete schema; remove it with storbench drop --dsn … %s before building again", u.Redacted(), engine.DSNYouGave)
 			}
 			if err != nil {
 				return lease.Explain(opts.Storage.Explain(db, err, "then drop the database and build again"))
@@ -247,7 +247,7 @@ counts violations. --all adds 3.3.2.11, which holds only before the first Delive
 			// Checked all the same (that is check's job), but the violations are the
 			// build's, not a run's.
 			if _, err := db.BuildInfo(c.Context()); errors.Is(err, engine.ErrBuildUnfinished) {
-				fmt.Fprintf(c.OutOrStdout(), "note: the storbench build of this database did not finish (it holds no build record): violations above may be data it never loaded; storbench drop --dsn %s, then build again\n", dburl.Redact(dsn))
+				fmt.Fprintf(c.OutOrStdout(), "note: the storbench build of this database did not finish (it holds no build record): violations above may be data it never loaded; storbench drop --dsn … %s, then build again\n", engine.DSNYouGave)
 			}
 			if !check.AllPassed(outcomes) {
 				fmt.Fprintln(c.ErrOrStderr(), "storbench: consistency check failed")

@@ -151,10 +151,10 @@ type Dropper interface {
 	DropObjects(ctx context.Context, objs []Object) error
 }
 
-// dsnYouGave follows "--dsn …" in a command a message offers: the DSN the message
+// DSNYouGave follows "--dsn …" in a command a message offers: the DSN the message
 // shows is redacted (a managed instance's password as xxxxx), which pasted would not
 // connect.
-const dsnYouGave = "(with the DSN you gave, or $STORBENCH_DSN)"
+const DSNYouGave = "(with the DSN you gave, or $STORBENCH_DSN)"
 
 // Drop removes what storbench's builds created in a database, and nothing else: the
 // objects its record lists, of those present (an unfinished build's too), with the
@@ -193,7 +193,7 @@ func Drop(ctx context.Context, db Dropper, dsn, force string) ([]string, error) 
 			whose = "the HammerDB build"
 		}
 		return nil, fmt.Errorf("%w: %s holds %s and no record of a storbench build: nothing dropped (storbench drops only what its builds created); if these are %s and you mean to remove them, run storbench drop --dsn … --force %s %s, which drops only the TPC-C tables and routines",
-			input.ErrInvalid, shown, shortNames(inv.TPCC), whose, inv.Database, dsnYouGave)
+			input.ErrInvalid, shown, shortNames(inv.TPCC), whose, inv.Database, DSNYouGave)
 	}
 	if len(drop) == 0 {
 		return nil, nil

@@ -46,7 +46,7 @@ func partialSchema(ctx context.Context, db Dropper, dsn string, missing []string
 	shown := dburl.Redact(dsn)
 	if inv.Storbench() {
 		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop --dsn … %s, then storbench build",
-			input.ErrInvalid, shown, strings.Join(missing, ", "), dsnYouGave)
+			input.ErrInvalid, shown, strings.Join(missing, ", "), DSNYouGave)
 	}
 	return fmt.Errorf("%w: %s is not a TPC-C database (it holds %s but not %s, and no storbench build): storbench will not touch it; name the built database in --dsn, or build one in another database",
 		input.ErrInvalid, shown, strings.Join(tables(inv.TPCC), ", "), strings.Join(missing, ", "))
@@ -64,7 +64,7 @@ func RequireBuild(ctx context.Context, db Database, dsn string) error {
 	switch {
 	case errors.Is(err, ErrBuildUnfinished):
 		return fmt.Errorf("%w: %s holds a storbench build that did not finish (interrupted, or failed before it recorded itself): remove it with storbench drop --dsn … %s, then build again",
-			input.ErrInvalid, dburl.Redact(dsn), dsnYouGave)
+			input.ErrInvalid, dburl.Redact(dsn), DSNYouGave)
 	case err != nil && !errors.Is(err, ErrNoBuildInfo):
 		return fmt.Errorf("read build information: %w", err)
 	}
