@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +18,7 @@ import (
 
 // TestBackupPlaceAndOwner: a backup directory inside an instance's directories (its
 // own, another instance's, through a symbolic link) or holding them is refused before
-// anything is made; a restore from another instance's backup says whose it is and
+// anything is made, and so is an instance inside an instance's or a backup's; a restore from another instance's backup says whose it is and
 // needs --force, which then replaces the instance's database.
 func TestBackupPlaceAndOwner(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
@@ -54,6 +56,32 @@ func TestBackupPlaceAndOwner(t *testing.T) {
 	if code, out, errOut := storbench(t, "backup", "--instance", a, "--to", bk, "--no-metrics"); code != 0 {
 		t.Fatalf("backup of %s: exit %d\n%s%s", a, code, out, errOut)
 	}
+	// An instance inside another's directories or a backup's (through a link too) is
+	// refused by create and by a study's plan, before anything is made: destroying
+	// the outer one would remove it.
+	for path, want := range map[string]string{
+		filepath.Join(work, a, "data", "x"): "is inside instance " + a + "'s directory " + filepath.Join(work, a),
+		filepath.Join(work, "link", "x"):    "is inside instance " + a + "'s directory " + filepath.Join(work, a),
+		filepath.Join(bk, "base", "x"):      "is inside " + bk + ", a backup of instance " + a,
+	} {
+		code, out, errOut := storbench(t, "instance", "create", "--path", path, "--name", "nested", "--max-connections", "10")
+		if code == 0 {
+			storbench(t, "instance", "destroy", "--name", "nested")
+		}
+		if code != 2 || !oneLine(errOut) || !strings.Contains(errOut, "--path "+path+" "+want) || !strings.Contains(errOut, "outside every instance's and backup's") {
+			t.Errorf("instance create --path %s: exit %d, stderr %q; want 2 and one line: --path %s %s…\n%s", path, code, errOut, path, want, out)
+		}
+		if _, err := os.Lstat(path); !os.IsNotExist(err) {
+			t.Errorf("the refused create made %s (%v)", path, err)
+		}
+		file := filepath.Join(work, "s.yaml")
+		must(t, os.WriteFile(file, []byte("name: nest\ntargets:\n  - name: t\n    path: "+path+"\nworkload:\n  warehouses: 1\nexperiments:\n  - kind: user-sweep\n    users: [1]\n"), 0o644))
+		code, out, errOut = storbench(t, "study", "plan", file, "--results", filepath.Join(work, "results"))
+		if code != 2 || !strings.Contains(errOut, "s.yaml:4: targets[0].path: "+path+" "+want) {
+			t.Errorf("study plan of a target at %s: exit %d, stderr %q; want 2 and the refusal at its line: %s", path, code, errOut, want)
+		}
+	}
+
 	code, out, errOut := storbench(t, "restore", "--instance", b, "--from", bk, "--no-metrics")
 	if code != 2 || !oneLine(errOut) || !strings.Contains(errOut, "is a backup of instance "+a) || !strings.Contains(errOut, "--force") {
 		t.Errorf("restore of %s's backup into %s: exit %d, stderr %q; want 2 and one line saying whose backup it is and --force\n%s", a, b, code, errOut, out)
@@ -81,12 +109,19 @@ func tableCount(t *testing.T, dsn, name string) int {
 	return n
 }
 
-// background runs storbench in b: out is its output, ended closes when it ends and
-// code waits for its exit code.
-func (b binaryIn) background(t *testing.T, args ...string) (out *localserver.SyncBuffer, ended <-chan struct{}, code func() int) {
+// running is a storbench process started by background.
+type running struct {
+	pid   int
+	out   *localserver.SyncBuffer // its output
+	ended <-chan struct{}         // closed when it ends
+	code  func() int              // waits for its exit code
+}
+
+// background runs storbench in b.
+func (b binaryIn) background(t *testing.T, args ...string) running {
 	t.Helper()
 	cmd := b.command(t, args...)
-	out = &localserver.SyncBuffer{}
+	out := &localserver.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -94,7 +129,34 @@ func (b binaryIn) background(t *testing.T, args ...string) (out *localserver.Syn
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
-	return out, done, func() int { <-done; return cmd.ProcessState.ExitCode() }
+	return running{pid: cmd.Process.Pid, out: out, ended: done, code: func() int { <-done; return cmd.ProcessState.ExitCode() }}
+}
+
+// pauseIn stops the process (SIGSTOP) once it runs one of the programs named (a
+// direct child: pg_basebackup, pg_restore, pg_ctl…), by when it holds its lease and
+// not the registry's lock, which it takes only a moment before; the lease stays
+// held until the returned function lets it go on (SIGCONT). What its child was doing
+// goes on meanwhile.
+func (p running) pauseIn(t *testing.T, programs ...string) (resume func()) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("one of %v", programs), p.ended, p.out, func() bool {
+		for pid, cmdline := range processes() {
+			if parent(pid) == p.pid && slices.Contains(programs, filepath.Base(strings.Fields(cmdline)[0])) {
+				return true
+			}
+		}
+		return false
+	})
+	must(t, syscall.Kill(p.pid, syscall.SIGSTOP))
+	resumed := false
+	resume = func() {
+		if !resumed {
+			resumed = true
+			must(t, syscall.Kill(p.pid, syscall.SIGCONT))
+		}
+	}
+	t.Cleanup(resume)
+	return resume
 }
 
 // waitFor waits until ok() while the process (see background) runs.
@@ -112,45 +174,102 @@ func waitFor(t *testing.T, what string, ended <-chan struct{}, out *localserver.
 	}
 }
 
-// TestVerbsRespectLeases: restore and stop refuse an instance a run is using (the
-// run keeps its server and completes), destroy refuses one a backup is taking; each
-// names the user and --force.
+// builtInstance is a managed instance named after prefix in a temp dir (work, which
+// the test may use too), with a 1-warehouse build, and its DSN.
+func builtInstance(t *testing.T, prefix string) (work, name, dsn string) {
+	t.Helper()
+	work = t.TempDir()
+	name = fmt.Sprintf("%s%d", prefix, os.Getpid())
+	dsn = managedInstance(t, filepath.Join(work, "pg"), name, "--max-connections", "10")
+	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2"); code != 0 {
+		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+	}
+	return work, name, dsn
+}
+
+// TestVerbsRespectLeases: restore (with --force too) and stop refuse an instance a
+// run is using (the run keeps its server and completes); destroy refuses one a backup
+// is taking, which a run can use meanwhile; stop and destroy name the user and
+// --force, restore only the user (nothing lets it replace a server in use).
 func TestVerbsRespectLeases(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
 		t.Skip("builds storbench and runs it against a managed PostgreSQL")
 	}
-	work := t.TempDir()
-	name := fmt.Sprintf("leased%d", os.Getpid())
-	dsn := managedInstance(t, filepath.Join(work, "pg"), name, "--max-connections", "10")
-	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1", "--workers", "2"); code != 0 {
-		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
-	}
+	work, name, dsn := builtInstance(t, "leased")
 	bk := filepath.Join(work, "bk")
 	if code, out, errOut := storbench(t, "backup", "--instance", name, "--to", bk, "--no-metrics"); code != 0 {
 		t.Fatalf("backup: exit %d\n%s%s", code, out, errOut)
 	}
-	refused := func(by string, args ...string) {
+	refused := func(by string, force bool, args ...string) {
 		t.Helper()
 		code, out, errOut := storbench(t, args...)
-		if want := fmt.Sprintf("instance %s is in use by %s (pid ", name, by); code != 2 || !oneLine(errOut) || !strings.Contains(errOut, want) || !strings.Contains(errOut, "--force") {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q and --force\n%s", args, code, errOut, want, out)
+		if want := fmt.Sprintf("instance %s is in use by %s (pid ", name, by); code != 2 || !oneLine(errOut) || !strings.Contains(errOut, want) || strings.Contains(errOut, "--force") != force {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q, naming --force: %v\n%s", args, code, errOut, want, force, out)
 		}
 	}
 
-	run, ended, exit := binaryIn{}.background(t, "run", "--dsn", dsn, "--users", "1", "--ramp", "0s", "--duration", "12s", "--no-metrics")
-	waitFor(t, "the run's window", ended, run, func() bool { return strings.Contains(run.String(), "timed") })
-	refused("storbench run", "restore", "--instance", name, "--from", bk, "--no-metrics")
-	refused("storbench run", "instance", "stop", "--name", name)
-	if code := exit(); code != 0 {
-		t.Errorf("the run lost its server: exit %d\n%s", code, run.String())
+	run := binaryIn{}.background(t, "run", "--dsn", dsn, "--users", "1", "--ramp", "0s", "--duration", "12s", "--no-metrics")
+	waitFor(t, "the run's window", run.ended, run.out, func() bool { return strings.Contains(run.out.String(), "timed") })
+	refused("storbench run", false, "restore", "--instance", name, "--from", bk, "--no-metrics")
+	refused("storbench run", false, "restore", "--instance", name, "--from", bk, "--force", "--no-metrics")
+	refused("storbench run", true, "instance", "stop", "--name", name)
+	if code := run.code(); code != 0 {
+		t.Errorf("the run lost its server: exit %d\n%s", code, run.out.String())
 	}
 
 	bk2 := filepath.Join(work, "bk2")
-	backup, ended, exit := binaryIn{}.background(t, "backup", "--instance", name, "--to", bk2, "--no-metrics")
-	waitFor(t, "the backup's directory", ended, backup, func() bool { _, err := os.Stat(bk2); return err == nil })
-	refused("storbench backup", "instance", "destroy", "--name", name)
-	if code := exit(); code != 0 {
-		t.Errorf("the backup failed: exit %d\n%s", code, backup.String())
+	backup := binaryIn{}.background(t, "backup", "--instance", name, "--to", bk2, "--no-metrics")
+	resume := backup.pauseIn(t, "pg_basebackup")
+	refused("storbench backup", true, "instance", "destroy", "--name", name)
+	if code, out, errOut := storbench(t, "run", "--dsn", dsn, "--users", "1", "--ramp", "0s", "--duration", "2s", "--no-metrics"); code != 0 {
+		t.Errorf("a run beside the backup: exit %d\n%s%s", code, out, errOut)
+	}
+	resume()
+	if code := backup.code(); code != 0 {
+		t.Errorf("the backup failed: exit %d\n%s", code, backup.out.String())
+	}
+}
+
+// TestRestoreExcludesUses: while a restore replaces an instance's database (logical:
+// into the running server; physical: the server stopped, the copy swapped in), build,
+// run, backup and instance start are refused in one line naming the restore, and
+// nothing they would make is made; the restore completes.
+func TestRestoreExcludesUses(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("builds storbench and restores a managed PostgreSQL")
+	}
+	work, name, dsn := builtInstance(t, "restored")
+	for _, method := range []string{"logical", "physical"} {
+		bk := filepath.Join(work, method)
+		if code, out, errOut := storbench(t, "backup", "--instance", name, "--to", bk, "--method", method, "--no-metrics"); code != 0 {
+			t.Fatalf("%s backup: exit %d\n%s%s", method, code, out, errOut)
+		}
+		restore := binaryIn{}.background(t, "restore", "--instance", name, "--from", bk, "--no-metrics")
+		resume := restore.pauseIn(t, "pg_restore", "pg_ctl", "cp", "postgres")
+		want := fmt.Sprintf("being restored by storbench restore (pid %d, since ", restore.pid)
+		bk2 := filepath.Join(work, method+"-during")
+		for _, args := range [][]string{
+			{"run", "--dsn", dsn, "--users", "1", "--ramp", "0s", "--duration", "2s", "--no-metrics"},
+			{"build", "--dsn", dsn, "--warehouses", "1"},
+			{"backup", "--instance", name, "--to", bk2, "--no-metrics"},
+			{"instance", "start", "--name", name},
+		} {
+			code, out, errOut := storbench(t, args...)
+			if code == 0 || !oneLine(errOut) || strings.Count(errOut, want) != 1 || !strings.Contains(errOut, "wait for it to finish") {
+				t.Errorf("%s restore: %v: exit %d, stderr %q; want one line with %q… wait for it to finish, once\n%s", method, args, code, errOut, want, out)
+			}
+		}
+		if _, err := os.Lstat(bk2); !os.IsNotExist(err) {
+			t.Errorf("%s restore: the refused backup made %s (%v)", method, bk2, err)
+		}
+		resume()
+		if code := restore.code(); code != 0 {
+			t.Fatalf("%s restore: exit %d\n%s", method, code, restore.out.String())
+		}
+	}
+	if code, out, errOut := storbench(t, "check", "--dsn", dsn); code != 0 {
+		t.Errorf("check after the restores: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -385,8 +385,8 @@ func printInstance(c *cobra.Command, reg instance.Registry, s instance.Status) {
 		fmt.Fprintf(out, "  in force: %s\n", s.Enforced)
 	}
 	fmt.Fprintf(out, "  dsn: %s\n", dburl.Redact(st.DSN()))
-	if st.Password == "" {
-		fmt.Fprintf(out, "  password: NONE: an earlier storbench created this instance, which lets every user of this machine in until it starts again (storbench instance stop --name %s, then start)\n", st.Name)
+	if s.Exposed != "" {
+		fmt.Fprintf(out, "  password: %s\n", s.Exposed)
 		return
 	}
 	fmt.Fprintf(out, "  password: in %s, which only its owner may read (storbench instance dsn --name %s prints the DSN with it)\n", reg.StateFile(st.Name), st.Name)
@@ -444,13 +444,13 @@ func restoreCmd() *cobra.Command {
 				return fmt.Errorf("%w: --jobs must not be negative", input.ErrInvalid)
 			}
 			return transfer(c, "restore", a, func(reg instance.Registry, dir string) (instance.Transfer, error) {
-				return reg.RestoreWith(c.Context(), a.name, dir, instance.RestoreOptions{Jobs: jobs, OtherInstance: force, Force: force})
+				return reg.RestoreWith(c.Context(), a.name, dir, instance.RestoreOptions{Jobs: jobs, OtherInstance: force})
 			})
 		},
 	}
 	a.flags(c, "from", "a directory made by storbench backup")
 	decimalVar(c.Flags(), &jobs, "jobs", 0, "parallel jobs of a postgres logical restore (default: the backup's)")
-	c.Flags().BoolVar(&force, "force", false, "restore a backup of another instance, or while a build, run or backup uses the instance")
+	c.Flags().BoolVar(&force, "force", false, "restore a backup of another instance (a restore is always refused while a build, run or backup uses the instance)")
 	return c
 }
 

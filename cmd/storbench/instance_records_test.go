@@ -195,23 +195,16 @@ func TestInstanceDestroyUnmounted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds storbench and initialises PostgreSQL on a loop device")
 	}
-	disk := looptest.Mount(t, 256<<20)
+	disk := newLostDisk(t, 256<<20)
 	b := binaryIn{env: []string{"STORBENCH_HOME=" + t.TempDir()}}
-	path := filepath.Join(disk.Dir, "pg")
-	t.Cleanup(func() { os.RemoveAll(path) }) // before the disk is unmounted
+	path := disk.path
 	if code, out, errOut := b.run(t, "instance", "create", "--path", path, "--name", "lost", "--max-connections", "10"); code != 0 {
 		t.Fatalf("create: exit %d\n%s%s", code, out, errOut)
 	}
 	if code, out, errOut := b.run(t, "instance", "stop", "--name", "lost"); code != 0 {
 		t.Fatalf("stop: exit %d\n%s%s", code, out, errOut)
 	}
-	mount := func(args ...string) {
-		t.Helper()
-		if out, err := osexec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v: %s", args, err, out)
-		}
-	}
-	mount("umount", disk.Dir)
+	disk.mount(t, false)
 	code, out, errOut := b.run(t, "instance", "destroy", "--name", "lost")
 	if code != 2 || !oneLine(errOut) || !strings.Contains(errOut, path+" is not there") || !strings.Contains(errOut, "--force") {
 		t.Errorf("destroy with the disk unmounted: exit %d, %q; want 2 and one line naming %s and --force\n%s", code, errOut, path, out)
@@ -226,9 +219,36 @@ func TestInstanceDestroyUnmounted(t *testing.T) {
 	if code, out, _ := b.run(t, "instance", "list"); code != 0 || regexp.MustCompile(`(?m)^lost\s`).MatchString(out) {
 		t.Errorf("destroy --force kept the instance: exit %d\n%s", code, out)
 	}
-	mount("mount", disk.Dev, disk.Dir)
+	disk.mount(t, true)
 	if _, err := os.Stat(filepath.Join(path, "data", "PG_VERSION")); err != nil {
 		t.Errorf("the instance's data is not on its disk mounted again: %v", err)
+	}
+}
+
+// lostDisk is a loop filesystem that a test unmounts and mounts again; path, the
+// directory it gives an instance there, is removed before the disk is detached.
+type lostDisk struct {
+	*looptest.Disk
+	path string
+}
+
+func newLostDisk(t *testing.T, size int64) lostDisk {
+	t.Helper()
+	d := lostDisk{looptest.Mount(t, size), ""}
+	d.path = filepath.Join(d.Dir, "pg")
+	t.Cleanup(func() { os.RemoveAll(d.path) }) // before the disk is unmounted
+	return d
+}
+
+// mount mounts the disk (on) or unmounts it.
+func (d lostDisk) mount(t *testing.T, on bool) {
+	t.Helper()
+	args := []string{"umount", d.Dir}
+	if on {
+		args = []string{"mount", d.Dev, d.Dir}
+	}
+	if out, err := osexec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v: %s", args, err, out)
 	}
 }
 
@@ -256,5 +276,71 @@ func TestInstanceCreatePathText(t *testing.T) {
 		if l := listing(work); l != "" {
 			t.Errorf("--path %q: %s holds %s", path, work, l)
 		}
+	}
+}
+
+// TestStudyCleanUnmounted: a study interrupted on a disk that is then unmounted
+// keeps its instance: study clean refuses it, and so does the resumed study, each in
+// one line naming the directory and study clean --force (not --force alone, which no
+// study verb has); study clean --force forgets the instance and says what it left
+// there; mounted again, its data is there.
+func TestStudyCleanUnmounted(t *testing.T) {
+	t.Parallel() // its own home, disk and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("builds storbench and runs a study on a loop device")
+	}
+	disk := newLostDisk(t, 512<<20)
+	b := binaryIn{env: []string{"STORBENCH_HOME=" + t.TempDir()}}
+	path := disk.path
+	work := t.TempDir()
+	file, results := filepath.Join(work, "study.yaml"), filepath.Join(work, "results")
+	must(t, os.WriteFile(file, []byte(`name: unmounted
+targets:
+  - name: t
+    path: `+path+`
+workload:
+  warehouses: 1
+experiments:
+  - kind: user-sweep
+    users: [1]
+    ramp: 1s
+    duration: 2s
+`), 0o644))
+	before := processes()
+	// Interrupted once its instance is made and started: it is stopped and kept.
+	s := b.stopAfter(t, syscall.SIGINT, func(out string) bool { return strings.Contains(out, "building") }, 60*time.Second,
+		"study", "run", file, "--results", results)
+	if s.code == 0 || !strings.Contains(s.stderr, "storbench study clean "+results) {
+		t.Fatalf("interrupted study: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	if left := leftovers(path, before); len(left) > 0 {
+		t.Fatalf("the interrupted study left its server running: %q", left)
+	}
+	disk.mount(t, false)
+	forced := "storbench study clean --force " + results
+	code, out, errOut := b.run(t, "study", "clean", results)
+	if code != 2 || !oneLine(errOut) || !strings.Contains(errOut, path+" is not there") || !strings.Contains(errOut, forced) || strings.Count(errOut, "instance t-") != 1 {
+		t.Errorf("study clean with the disk unmounted: exit %d, %q; want 2 and one line naming the instance once, %s and %s\n%s", code, errOut, path, forced, out)
+	}
+	code, out, errOut = b.run(t, "study", "run", file, "--results", results)
+	if code == 0 || !strings.Contains(out+errOut, path+" is not there") || !strings.Contains(out+errOut, forced) || strings.Contains(out+errOut, "add --force") {
+		t.Errorf("study run resumed with the disk unmounted: exit %d; want a refusal naming %s and %s\n%s%s", code, path, forced, out, errOut)
+	}
+	if code, out, _ := b.run(t, "instance", "list"); code != 0 || !strings.Contains(out, "instances of studies") {
+		t.Errorf("the refused clean forgot the study's instance: exit %d\n%s", code, out)
+	}
+	code, out, errOut = b.run(t, "study", "clean", "--force", results)
+	if code != 0 || !strings.Contains(out, "removed instances t-") || !strings.Contains(out, path+" is not there") || !strings.Contains(out, "is left") {
+		t.Errorf("study clean --force: exit %d; want the instance removed and a line saying what was left in %s:\n%s%s", code, path, out, errOut)
+	}
+	if code, out, _ := b.run(t, "instance", "list"); code != 0 || strings.Contains(out, "instances of studies") {
+		t.Errorf("study clean --force kept the instance: exit %d\n%s", code, out)
+	}
+	if code, list, errOut := b.run(t, "results", "list", results); code != 0 {
+		t.Errorf("the results were not kept: exit %d\n%s%s", code, list, errOut)
+	}
+	disk.mount(t, true)
+	if _, err := os.Stat(filepath.Join(path, "data", "PG_VERSION")); err != nil {
+		t.Errorf("the instance's data is not on its disk mounted again: %v", err)
 	}
 }

@@ -113,6 +113,13 @@ func TestInstanceVerbs(t *testing.T) {
 	if code, out, _ := storbench(t, "instance", "status", "--name", "v1"); code != 0 || !strings.Contains(out, "stopped") {
 		t.Fatalf("instance status after stop: exit %d\n%s", code, out)
 	}
+	// Stopped, with or without the password: the password is not what is missing.
+	for _, d := range []string{shown, dsn} {
+		code, _, errOut := storbench(t, "check", "--dsn", d)
+		if code == 0 || !strings.Contains(errOut, "that is storbench instance v1, which is stopped: storbench instance start --name v1") || strings.Contains(errOut, "password") {
+			t.Errorf("check of the stopped instance: exit %d, stderr %q; want it said stopped, with how to start it, and nothing of passwords", code, errOut)
+		}
+	}
 	if code, out, _ := storbench(t, "instance", "destroy", "--name", "v1"); code != 0 {
 		t.Fatalf("instance destroy: exit %d\n%s", code, out)
 	}

@@ -37,24 +37,33 @@ func studyCmd() *cobra.Command {
 }
 
 func studyCleanCmd() *cobra.Command {
-	return &cobra.Command{
+	var force bool
+	c := &cobra.Command{
 		Use:   "clean RESULTS_DIR",
 		Short: "Stop and remove a study's managed instances (their data), keeping its stored results",
 		Long: `Stop and remove the managed instances a study created (after a failed or
 interrupted study they hold its data on disk): their data and WAL directories, only
 what storbench created in them. The stored results and base images stay; running the
-study again creates its instances anew.`,
+study again creates its instances anew. An instance in use, or whose directory is not
+there or holds no marker (its disk not mounted), is refused; --force removes it
+anyway, and forgets one whose directory is not there, saying what it left there.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			destroyed, err := study.Clean(c.Context(), args[0])
+			destroyed, kept, err := study.Clean(c.Context(), args[0], force)
+			out := c.OutOrStdout()
 			if len(destroyed) > 0 {
-				fmt.Fprintf(c.OutOrStdout(), "removed instances %s; results kept in %s\n", strings.Join(destroyed, ", "), args[0])
+				fmt.Fprintf(out, "removed instances %s; results kept in %s\n", strings.Join(destroyed, ", "), args[0])
 			} else if err == nil {
-				fmt.Fprintf(c.OutOrStdout(), "no instances to remove; results kept in %s\n", args[0])
+				fmt.Fprintf(out, "no instances to remove; results kept in %s\n", args[0])
+			}
+			for _, k := range kept {
+				fmt.Fprintln(out, k)
 			}
 			return err
 		},
 	}
+	c.Flags().BoolVar(&force, "force", false, "remove the instances even while a build, run, backup or restore uses one, and forget one whose directories are not there (a disk not mounted), leaving what it has there")
+	return c
 }
 
 func studyPlanCmd() *cobra.Command {

@@ -346,8 +346,8 @@ func TestInputFilesReadBounded(t *testing.T) {
 	}
 }
 
-// Directories that nest (two targets', a target's WAL through a symbolic link, the
-// results store and a target) are refused by study plan and study run, each at its
+// Directories that nest or are one (two targets', a target's WAL through a symbolic
+// link or its own path, the results store and a target) are refused by study plan and study run, each at its
 // line, before anything is made.
 func TestStudyPlanRefusesNestedPaths(t *testing.T) {
 	t.Parallel()
@@ -367,6 +367,10 @@ func TestStudyPlanRefusesNestedPaths(t *testing.T) {
 			"s.yaml:6: targets[1].path: " + filepath.Join(disk, "a", "b") + " is inside targets[0].path " + filepath.Join(disk, "a") + " (line 4)"},
 		{"wal through a link", "    path: " + filepath.Join(disk, "b") + "\n    wal_path: " + filepath.Join(alias, "wal") + "\n", "",
 			"s.yaml:7: targets[1].wal_path: " + filepath.Join(alias, "wal") + " (" + filepath.Join(disk, "a", "wal") + ") is inside targets[0].path " + filepath.Join(disk, "a") + " (line 4)"},
+		{"two targets one path", "    path: " + filepath.Join(disk, "a") + "/\n", "",
+			"s.yaml:6: targets[1].path: " + filepath.Join(disk, "a") + "/ is also targets[0].path " + filepath.Join(disk, "a") + " (line 4)"},
+		{"wal_path is its path", "    path: " + filepath.Join(disk, "b") + "\n    wal_path: " + filepath.Join(disk, "b") + "/\n", "",
+			"s.yaml:7: targets[1].wal_path: " + filepath.Join(disk, "b") + "/ is also targets[1].path " + filepath.Join(disk, "b") + " (line 6)"},
 		{"results in a target", "    path: " + filepath.Join(dir, "b") + "\n", filepath.Join(disk, "a", "results"),
 			"s.yaml:4: targets[0].path: " + filepath.Join(disk, "a") + " holds the results store " + filepath.Join(disk, "a", "results") + " (--results)"},
 		{"a target in the results", "    path: " + filepath.Join(dir, "b") + "\n", disk,

@@ -64,8 +64,10 @@ type Transfer struct {
 }
 
 // Backup takes a backup of the running instance into dir (an empty or new directory,
-// marked as storbench's, outside every instance's directories: see checkOutside). It
-// holds a lease on the instance meanwhile, so that destroy, stop and restore refuse it.
+// marked as storbench's, outside every instance's and backup's directories: see
+// checkOutside). It holds a lease on the instance meanwhile, which builds and runs
+// share and destroy, stop and restore refuse; it is refused while a restore holds
+// one.
 func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
@@ -75,10 +77,10 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	if srv.PID(st) == 0 {
 		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
 	}
-	if err := r.checkOutside(dir); err != nil {
+	if err := r.checkOutside("backup directory", dir, "back up to a directory outside every instance's and backup's", Registry{}); err != nil {
 		return Transfer{}, err
 	}
-	lease, err := r.takeLease(ctx, st, "storbench backup", true)
+	lease, err := r.takeLease(ctx, st, "storbench backup", forUse)
 	if err != nil {
 		return Transfer{}, err
 	}
@@ -101,17 +103,49 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	return t, nil
 }
 
-// checkOutside refuses a backup directory inside or holding a directory of an
-// instance that this registry, the default one or a registry linked into either
-// records, symbolic links resolved: the instance's next backup would copy it into
-// itself, and destroying the instance would remove it with its data.
-func (r Registry) checkOutside(dir string) error {
+// checkOutside refuses dir, named by setting ("--path", "backup directory"), when
+// it is, lies inside or holds a directory of an instance that this registry, the
+// default one or a registry linked into either records, or lies inside a directory
+// storbench prepared (an instance's or a backup's, known by its marker), symbolic
+// links resolved: destroying that instance or removing that backup would remove it
+// with its own files, and the instance's backups would copy it. The instances of
+// own (Dir "": none) are not refused: their owner takes them over or destroys them
+// before it makes anything there. fix says what to give instead.
+func (r Registry) checkOutside(setting, dir, fix string, own Registry) error {
+	named := strings.TrimPrefix(setting+" "+dir, " ")
+	owned := map[string]bool{}
+	if own.Dir != "" {
+		all, err := own.List()
+		if err != nil {
+			return err
+		}
+		for _, st := range all {
+			owned[st.Name] = true
+		}
+	}
+	to := Resolved(dir)
+	for p := filepath.Dir(to); ; p = filepath.Dir(p) {
+		if m, err := readMarker(p); err == nil && m.Instance != "" && !owned[m.Instance] {
+			where := "instance " + m.Instance + "'s directory " + p
+			if _, ok := backupTaken(p); ok {
+				where = p + ", a backup of instance " + m.Instance
+			}
+			return fmt.Errorf("%w: %s is inside %s: destroying or removing that would remove it too; %s", input.ErrInvalid, named, where, fix)
+		}
+		if p == filepath.Dir(p) {
+			break
+		}
+	}
 	regs := []Registry{r}
 	if home, err := DefaultRegistry(); err == nil {
 		regs = append(regs, home)
 	}
 	seen := map[string]bool{}
-	to := resolved(dir)
+	if own.Dir != "" {
+		if abs, err := filepath.Abs(own.Dir); err == nil {
+			seen[abs] = true // its instances are owned; its links are the default's
+		}
+	}
 	for i := 0; i < len(regs); i++ {
 		abs, err := filepath.Abs(regs[i].Dir)
 		if err != nil || seen[abs] {
@@ -133,39 +167,46 @@ func (r Registry) checkOutside(dir string) error {
 					continue
 				}
 				where := ""
-				switch own := resolved(d); {
-				case within(to, own):
+				switch own := Resolved(d); {
+				case to == own:
+					where = "is"
+				case Within(to, own):
 					where = "is inside"
-				case within(own, to):
+				case Within(own, to):
 					where = "holds"
 				default:
 					continue
 				}
-				return fmt.Errorf("%w: backup directory %s %s instance %s's directory %s: the instance's next backup would copy it and destroying the instance would remove it; back up to a directory outside every instance's",
-					input.ErrInvalid, dir, where, st.Name, d)
+				return fmt.Errorf("%w: %s %s instance %s's directory %s: destroying the one would remove the other, and backups would copy it; %s",
+					input.ErrInvalid, named, where, st.Name, d, fix)
 			}
 		}
 	}
 	return nil
 }
 
-// resolved is path with the symbolic links of its deepest existing ancestor resolved.
-func resolved(path string) string {
-	path = filepath.Clean(path)
+// Resolved is path absolute and cleaned, with the symbolic links of its deepest
+// existing ancestor resolved: two names of one directory, or of places below it
+// yet to be made, compare equal.
+func Resolved(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = filepath.Clean(path)
+	}
 	rest := ""
-	for p := path; ; p = filepath.Dir(p) {
+	for p := abs; ; p = filepath.Dir(p) {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			return filepath.Join(real, rest)
 		}
 		if p == filepath.Dir(p) {
-			return path
+			return abs
 		}
 		rest = filepath.Join(filepath.Base(p), rest)
 	}
 }
 
-// within tells whether path is dir or lies inside it.
-func within(path, dir string) bool {
+// Within tells whether path is dir or lies inside it (both Resolved, or clean).
+func Within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
@@ -264,12 +305,9 @@ type RestoreOptions struct {
 	// study's consolidation gives each instance its target's base image); otherwise
 	// that is refused, naming whose backup it is.
 	OtherInstance bool
-	// Force restores even while a live process holds a lease on the instance (a
-	// build, run or backup): it loses its server or its database.
-	Force bool
 }
 
-// Restore is RestoreWith: the instance's own backup, refused while it is in use.
+// Restore is RestoreWith: the instance's own backup.
 func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Transfer, error) {
 	return r.RestoreWith(ctx, name, dir, RestoreOptions{Jobs: jobs})
 }
@@ -279,7 +317,9 @@ func (r Registry) Restore(ctx context.Context, name, dir string, jobs int) (Tran
 // once it is complete and starts it again; a logical one is loaded into the running
 // instance. A physical restore that cannot complete (no room, a failed copy, an
 // interrupt) leaves the instance's data as it was. The restore holds a lease on the
-// instance.
+// instance that no other may share: it is refused while a build, run or backup uses
+// the instance (that process would lose its server or its database; nothing
+// overrides this), and they are refused while it runs.
 func (r Registry) RestoreWith(ctx context.Context, name, dir string, opts RestoreOptions) (Transfer, error) {
 	st, err := r.Load(name)
 	if err != nil {
@@ -308,7 +348,7 @@ func (r Registry) RestoreWith(ctx context.Context, name, dir string, opts Restor
 		return Transfer{}, fmt.Errorf("%w: %s is a backup of instance %s (taken %s), not of %s: restoring it replaces %s's database with %s's; add --force to do so",
 			input.ErrInvalid, dir, m.Instance, taken.Format("2006-01-02 15:04:05"), name, name, m.Instance)
 	}
-	lease, err := r.takeLease(ctx, st, "storbench restore", opts.Force)
+	lease, err := r.takeLease(ctx, st, "storbench restore", forReplace)
 	if err != nil {
 		return Transfer{}, err
 	}
@@ -325,7 +365,7 @@ func (r Registry) restore(ctx context.Context, st *State, dir string, rec record
 	}
 	srv := servers[st.Engine]
 	if how.Logical {
-		if _, err := r.Start(ctx, name); err != nil {
+		if _, err := r.start(ctx, name, ""); err != nil {
 			return Transfer{}, err
 		}
 		// The restore's volume is the dump read; the database's growth is not a file tree
@@ -378,7 +418,7 @@ func (r Registry) restore(ctx context.Context, st *State, dir string, rec record
 	}
 	// The restore is complete: an interrupt now would leave a stopped instance for
 	// nothing.
-	if _, err := r.Start(context.WithoutCancel(ctx), name); err != nil {
+	if _, err := r.start(context.WithoutCancel(ctx), name, ""); err != nil {
 		return Transfer{}, err
 	}
 	return t, nil
@@ -391,7 +431,7 @@ func (r Registry) restore(ctx context.Context, st *State, dir string, rec record
 func (r Registry) abandoned(ctx context.Context, st *State, running bool, err error) error {
 	restart := ""
 	if running {
-		if _, serr := r.Start(context.WithoutCancel(ctx), st.Name); serr != nil {
+		if _, serr := r.start(context.WithoutCancel(ctx), st.Name, ""); serr != nil {
 			restart = "; starting it again failed: " + condense(serr)
 		}
 	}

@@ -106,6 +106,14 @@ type Server interface {
 	DSN(st *State) string
 }
 
+// Exposer is a Server some of whose instances admit every user of the machine
+// (those an earlier storbench created, before they had a password).
+type Exposer interface {
+	// Exposed says so of st, in one sentence with the fix; "" when st admits only
+	// its own password.
+	Exposed(st *State) string
+}
+
 var servers = map[string]Server{}
 
 // Register makes an engine's server available; engine packages call it from init.
@@ -145,7 +153,22 @@ func Installed(engine string) error {
 }
 
 // Registry is the directory of state files.
-type Registry struct{ Dir string }
+type Registry struct {
+	Dir string
+	// Forcing is the command that destroys the registry's instances whatever the
+	// refusals (an instance in use, its directories not found), named by them: a
+	// study's (storbench study clean --force RESULTS), whose instances no instance
+	// command reaches. "" : the instance commands' --force.
+	Forcing string
+}
+
+// forceHint is how a refusal of destroy tells to override it.
+func (r Registry) forceHint() string {
+	if r.Forcing != "" {
+		return "run " + r.Forcing
+	}
+	return "add --force"
+}
 
 // DefaultRegistry is $STORBENCH_HOME/instances, else ~/.local/state/storbench/instances.
 func DefaultRegistry() (Registry, error) {

@@ -53,9 +53,11 @@ func (r Registry) lock(ctx context.Context) (unlock func(), err error) {
 	}
 }
 
-// Lease marks an instance as used by this process (a build, run or backup of it, a
-// restore) until Release, so that destroy, stop and restore refuse it; it also
-// remembers the OOM kills its cgroup had when the lease began. A nil Lease (no
+// Lease marks an instance as used by this process until Release: a build, run or
+// backup uses its server as it is, and any number of them may share it; a restore
+// replaces it, alone. Destroy and stop refuse an instance under any lease, a restore
+// one under another lease, and a use one that a restore holds. A lease also
+// remembers the OOM kills the instance's cgroup had when it began. A nil Lease (no
 // managed instance) does nothing.
 type Lease struct {
 	st      *State
@@ -64,11 +66,24 @@ type Lease struct {
 	oomBase int64  // -1: the cgroup's OOM kills cannot be read
 }
 
-// leaseInfo is what a lease file says about its holder, for destroy's refusal.
+// What a lease is for (leaseInfo.For).
+const (
+	forUse     = "use"     // a build, run or backup: shares the server with others
+	forReplace = "replace" // a restore: no other lease beside it
+)
+
+// leaseInfo is what a lease file says about its holder, for the refusals.
 type leaseInfo struct {
-	PID   int       `json:"pid"`
-	What  string    `json:"what"`
+	PID  int    `json:"pid"`
+	What string `json:"what"`
+	// For is forUse or forReplace ("" in a lease of an earlier storbench: forUse).
+	For   string    `json:"for,omitempty"`
 	Since time.Time `json:"since"`
+}
+
+// holder names the lease's process: "storbench run (pid 123, since 10:00:00)".
+func (l leaseInfo) holder() string {
+	return fmt.Sprintf("%s (pid %d, since %s)", l.What, l.PID, l.Since.Format("15:04:05"))
 }
 
 func (r Registry) leaseDir() string { return filepath.Join(r.Dir, "leases") }
@@ -77,8 +92,10 @@ func (r Registry) leaseDir() string { return filepath.Join(r.Dir, "leases") }
 const leaseSuffix = ".use"
 
 // Use takes a lease on the instance whose server dsn names, if the registry has one
-// (see Serving); what names the user in destroy's refusal, e.g. "storbench run".
-// It returns nil and no error when no managed instance serves dsn.
+// (see Serving), to use its server as it is; what names the user in the refusals of
+// destroy, stop and restore, e.g. "storbench run". It refuses while a restore is
+// replacing the server. It returns nil and no error when no managed instance serves
+// dsn.
 func (r Registry) Use(ctx context.Context, dsn dburl.URL, what string) (*Lease, error) {
 	if st, err := r.Serving(dsn); st == nil || err != nil {
 		return nil, err // no instance of this registry serves dsn
@@ -94,27 +111,33 @@ func (r Registry) Use(ctx context.Context, dsn dburl.URL, what string) (*Lease, 
 	if st == nil || err != nil {
 		return nil, err
 	}
-	return r.lease(st, what)
+	if err := r.notReplacing(st.Name); err != nil {
+		return nil, err
+	}
+	return r.lease(st, what, forUse)
 }
 
-// takeLease takes a lease on st's instance for what, e.g. "storbench backup" (see
-// Use); unless force, it refuses while a live process holds one.
-func (r Registry) takeLease(ctx context.Context, st *State, what string, force bool) (*Lease, error) {
+// takeLease takes a lease on st's instance for what, e.g. "storbench backup", and
+// purpose (forUse, forReplace), unless a live process holds one it cannot share.
+func (r Registry) takeLease(ctx context.Context, st *State, what, purpose string) (*Lease, error) {
 	unlock, err := r.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if !force {
-		if err := r.inUse(st.Name); err != nil {
-			return nil, err
-		}
+	if purpose == forUse {
+		err = r.notReplacing(st.Name)
+	} else {
+		err = r.unleased(st.Name, "wait for it to end, or stop it: a restore would replace the server under it")
 	}
-	return r.lease(st, what)
+	if err != nil {
+		return nil, err
+	}
+	return r.lease(st, what, purpose)
 }
 
-// lease takes a lease on st for what; the registry's lock is held.
-func (r Registry) lease(st *State, what string) (*Lease, error) {
+// lease takes a lease on st for what and purpose; the registry's lock is held.
+func (r Registry) lease(st *State, what, purpose string) (*Lease, error) {
 	dir := r.leaseDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lease instance %s: %w", st.Name, err)
@@ -133,7 +156,7 @@ func (r Registry) lease(st *State, what string) (*Lease, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		return fail(err)
 	}
-	b, _ := json.Marshal(leaseInfo{PID: os.Getpid(), What: what, Since: time.Now()})
+	b, _ := json.Marshal(leaseInfo{PID: os.Getpid(), What: what, For: purpose, Since: time.Now()})
 	if _, err := f.Write(b); err != nil {
 		return fail(err)
 	}
@@ -180,30 +203,41 @@ func (r Registry) Serving(dsn dburl.URL) (*State, error) {
 	return nil, nil
 }
 
-// ExplainConnect adds to err, a failure to connect to dsn, how to connect when dsn
-// names a managed instance of the registry without its password: such an instance
-// admits only that password (kept in its state file), which a DSN copied from create's
-// or status's output does not carry.
+// ExplainConnect adds to err, a failure to connect to dsn, why when dsn names a
+// managed instance of the registry: a restore is replacing its server, or its server
+// is stopped, or (it runs) the DSN lacks its password, which such an instance alone
+// admits (kept in its state file): a DSN copied from create's or status's output
+// does not carry it.
 func (r Registry) ExplainConnect(dsn dburl.URL, err error) error {
+	var refused *leaseRefused
+	if errors.As(err, &refused) {
+		return err // not a failure to connect: Use refused it
+	}
 	st, serr := r.Serving(dsn)
-	if serr != nil || st == nil || st.Password == "" {
+	if serr != nil || st == nil {
 		return err
 	}
-	if pw, _ := dsn.Parts().User.Password(); pw == st.Password {
+	if l := r.replacer(st.Name); l != nil {
+		return fmt.Errorf("%w; that is storbench instance %s, being restored by %s: wait for it to finish", err, st.Name, l.holder())
+	}
+	if servers[st.Engine].PID(st) == 0 {
+		return fmt.Errorf("%w; that is storbench instance %s, which is stopped: storbench instance start --name %s", err, st.Name, st.Name)
+	}
+	if pw, _ := dsn.Parts().User.Password(); st.Password == "" || pw == st.Password {
 		return err
 	}
 	return fmt.Errorf(`%w; that is storbench instance %s, which admits only its own password: export STORBENCH_DSN="$(storbench instance dsn --name %s)" and leave --dsn out`,
 		err, st.Name, st.Name)
 }
 
-// inUse refuses, naming the holder, while a live process holds a lease on the
-// instance (this one too, through another lease); the leases of dead processes are
-// removed.
-func (r Registry) inUse(name string) error {
+// held is the leases live processes hold on the named instance (this one too,
+// through another lease); the leases of dead processes are removed.
+func (r Registry) held(name string) ([]leaseInfo, error) {
 	files, err := filepath.Glob(filepath.Join(r.leaseDir(), name+".*"+leaseSuffix))
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []leaseInfo
 	for _, path := range files {
 		f, err := os.Open(path)
 		if err != nil {
@@ -215,12 +249,54 @@ func (r Registry) inUse(name string) error {
 			f.Close()
 			continue
 		}
-		var info leaseInfo
+		info := leaseInfo{For: forUse}
 		b, _ := os.ReadFile(path)
 		_ = json.Unmarshal(b, &info)
 		f.Close()
-		return fmt.Errorf("%w: instance %s is in use by %s (pid %d, since %s): wait for it or add --force",
-			input.ErrInvalid, name, info.What, info.PID, info.Since.Format("15:04:05"))
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// leaseRefused is a verb's refusal of an instance because of another's lease: bad
+// input that says itself what to do (ExplainConnect adds nothing to it).
+type leaseRefused struct{ msg string }
+
+func (e *leaseRefused) Error() string { return input.ErrInvalid.Error() + ": " + e.msg }
+
+func (e *leaseRefused) Unwrap() error { return input.ErrInvalid }
+
+// unleased refuses, naming the holder and fix, while a live process holds a lease
+// on the named instance.
+func (r Registry) unleased(name, fix string) error {
+	held, err := r.held(name)
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	return &leaseRefused{fmt.Sprintf("instance %s is in use by %s: %s", name, held[0].holder(), fix)}
+}
+
+// inUse is unleased for what stops or removes the server (stop, destroy), which
+// force overrides.
+func (r Registry) inUse(name string) error { return r.unleased(name, "wait for it or "+r.forceHint()) }
+
+// replacer is the lease of a live process replacing the named instance's server (a
+// restore); nil when none is.
+func (r Registry) replacer(name string) *leaseInfo {
+	held, _ := r.held(name)
+	for _, l := range held {
+		if l.For == forReplace {
+			return &l
+		}
+	}
+	return nil
+}
+
+// notReplacing refuses, naming the restore, while one replaces the named instance's
+// server: what would use it must wait.
+func (r Registry) notReplacing(name string) error {
+	if l := r.replacer(name); l != nil {
+		return &leaseRefused{fmt.Sprintf("instance %s is being restored by %s: wait for it to finish", name, l.holder())}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/instance/localserver"
 )
 
 // Create claims the directories, initialises the server's files and records the
@@ -57,11 +59,14 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		if *p.dir == "" {
 			continue
 		}
-		if err := checkPathText(p.flag, *p.dir); err != nil {
+		if err := CheckPath(p.flag, *p.dir); err != nil {
 			return nil, nil, err
 		}
 		*p.dir = filepath.Clean(*p.dir)
 		if _, err := claimable(*p.dir); err != nil {
+			return nil, nil, err
+		}
+		if err := r.checkOutside(p.flag, *p.dir, "give a directory outside every instance's and backup's", Registry{}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -145,15 +150,17 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	return st, warnings, nil
 }
 
-// checkPathText refuses a directory named by flag that is relative (its meaning
-// would depend on where storbench runs) or holds a control character (a newline, a
-// tab: the server's tools would fail on it, with their whole output as the message).
-func checkPathText(flag, dir string) error {
+// CheckPath refuses a directory named by setting (a flag, "--path", or a study
+// file's key; "" : the caller names it) that is relative (its meaning would depend on
+// where storbench runs) or holds a control character (a newline, a tab: the server's
+// tools would fail on it, with their whole output as the message).
+func CheckPath(setting, dir string) error {
+	named := strings.TrimPrefix(setting+" ", " ")
 	if strings.ContainsFunc(dir, unicode.IsControl) {
-		return fmt.Errorf("%w: %s %q holds a control character: name a directory without newlines, tabs or other control characters", input.ErrInvalid, flag, dir)
+		return fmt.Errorf("%w: %s%q holds a control character (name a directory without newlines, tabs or other control characters)", input.ErrInvalid, named, dir)
 	}
 	if !filepath.IsAbs(dir) {
-		return fmt.Errorf("%w: %s %s is not an absolute path: give the whole path, e.g. /mnt/nvme0/pg", input.ErrInvalid, flag, dir)
+		return fmt.Errorf("%w: %s%q is not an absolute path (give the whole path, e.g. /mnt/nvme0/pg)", input.ErrInvalid, named, dir)
 	}
 	return nil
 }
@@ -188,8 +195,12 @@ func checkPort(port int) error {
 	return l.Close()
 }
 
-// Start starts the instance's server inside its memory and CPU limits.
+// Start starts the instance's server inside its memory and CPU limits; it refuses
+// while a restore replaces its files (which starts it once done).
 func (r Registry) Start(ctx context.Context, name string) (*State, error) {
+	if err := r.notReplacing(name); err != nil {
+		return nil, err
+	}
 	return r.start(ctx, name, "")
 }
 
@@ -321,6 +332,9 @@ type Status struct {
 	// Enforced is the memory limit its cgroup enforces, read when asked, and whether
 	// it is the one asked; "" when the instance is stopped or has no cgroup.
 	Enforced string `json:"enforced,omitempty"`
+	// Exposed says that the instance admits every user of the machine, and the fix
+	// (see Exposer); "" when it admits only its own password.
+	Exposed string `json:"exposed,omitempty"`
 }
 
 // Status reports one instance.
@@ -329,7 +343,11 @@ func (r Registry) Status(name string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	s := Status{State: st, PID: servers[st.Engine].PID(st)}
+	srv := servers[st.Engine]
+	s := Status{State: st, PID: srv.PID(st)}
+	if e, ok := srv.(Exposer); ok {
+		s.Exposed = e.Exposed(st)
+	}
 	if s.PID != 0 {
 		s.Enforced = enforced(st)
 	}
@@ -378,7 +396,7 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 	}
 	absent := absentDirs(st)
 	if !force {
-		if err := checkFound(st, absent); err != nil {
+		if err := r.checkFound(st, absent); err != nil {
 			return nil, err
 		}
 	}
@@ -386,7 +404,7 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 	// the check and the server's stop.
 	unlock, err := r.lock(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("destroy instance %s: %w", name, err)
 	}
 	defer unlock()
 	if !force {
@@ -443,7 +461,7 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return kept, err
+		return kept, fmt.Errorf("destroy instance %s: %w", name, err)
 	}
 	if err := removeFile(r.file(name)); err != nil {
 		return kept, err
@@ -453,10 +471,10 @@ func (r Registry) DestroyKept(ctx context.Context, name string, force bool) (kep
 
 // checkFound refuses to destroy an instance whose directories storbench cannot
 // find (its record lost them, or they are absent): the record is all that still
-// points at its data.
-func checkFound(st *State, absent []absence) error {
+// points at its data. The fix names the registry's way to force it (forceHint).
+func (r Registry) checkFound(st *State, absent []absence) error {
 	if st.Path == "" {
-		return fmt.Errorf("%w: instance %s is damaged (%s): storbench cannot find its directories or stop its server: do both by hand, then add --force to forget it", input.ErrInvalid, st.Name, st.Problem)
+		return fmt.Errorf("%w: instance %s is damaged (%s): storbench cannot find its directories or stop its server: do both by hand, then %s to forget it", input.ErrInvalid, st.Name, st.Problem, r.forceHint())
 	}
 	if len(absent) == 0 {
 		return nil
@@ -465,7 +483,7 @@ func checkFound(st *State, absent []absence) error {
 	for _, a := range absent {
 		why = append(why, a.dir+" "+a.why)
 	}
-	return fmt.Errorf("%w: instance %s: %s: mount its disk and destroy again, or add --force to forget the instance and leave its files there", input.ErrInvalid, st.Name, strings.Join(why, "; "))
+	return fmt.Errorf("%w: instance %s: %s: mount its disk and try again, or %s to forget the instance and leave its files there", input.ErrInvalid, st.Name, strings.Join(why, "; "), r.forceHint())
 }
 
 // absence is a directory of an instance that is not as storbench left it, and how.
@@ -492,9 +510,15 @@ func absentDirs(st *State) []absence {
 	return out
 }
 
-// copyFile copies the file from to to (replaced).
+// copyFile copies the file from, in a server's directory (see localserver.OpenOwn:
+// its user may have put a link to another file there), to to (replaced).
 func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
+	f, err := localserver.OpenOwn(from, os.O_RDONLY, 0, nil)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	if err == nil {
 		err = os.WriteFile(to, b, 0o644)
 	}

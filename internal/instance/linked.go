@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/storbench/storbench/internal/durable"
 )
 
 // A study keeps its instances in a registry of its own, under its results store, so
@@ -39,15 +41,13 @@ func (r Registry) Link(other Registry, owner string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(r.linkDir(), 0o755); err != nil {
+	if err := durable.MkdirAll(r.linkDir()); err != nil {
 		return err
 	}
 	b, _ := json.Marshal(Linked{Dir: abs, Owner: owner})
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, file)
+	// Durable: after a crash, it is what lets instance list show the study's instances
+	// and instance destroy name the study that removes them.
+	return durable.WriteFile(file, b, 0o644)
 }
 
 // Unlink removes other's link from r (none is fine).

@@ -64,8 +64,8 @@ func CheckParent(dir string) error {
 // existing parent. It changes nothing, so a create can refuse bad paths before it
 // takes the registry's lock.
 func claimable(dir string) (exists bool, err error) {
-	if !filepath.IsAbs(dir) {
-		return false, fmt.Errorf("%w: %s is not an absolute path", input.ErrInvalid, dir)
+	if err := CheckPath("", dir); err != nil {
+		return false, err
 	}
 	entries, err := os.ReadDir(dir)
 	switch {
@@ -100,15 +100,29 @@ func backupTaken(dir string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// CheckDir refuses a directory an instance could not be created in (as Create
-// would), unless an instance holds it already (a study resumed on its own): so a
-// plan is refused for what its run would be.
-func CheckDir(dir string) error {
+// CheckDir refuses a directory that an instance of r could not be created in, as
+// Create would (CheckPath, then an empty or new directory, outside every instance's
+// and backup's directories), unless an instance holds it already: so a plan is
+// refused for what its run would be. The instances r records are its owner's (a
+// study's, resumed: it takes them over or destroys them), and are not refused;
+// every other registry's are. setting names dir in the errors ("" : the caller
+// names it, as a study file's line does).
+func (r Registry) CheckDir(setting, dir string) error {
+	if err := CheckPath(setting, dir); err != nil {
+		return err
+	}
+	dir = filepath.Clean(dir) // as Create takes it: dir/ is dir, made in its parent
 	if Claimed(dir) {
 		return nil
 	}
-	_, err := claimable(dir)
-	return err
+	if _, err := claimable(dir); err != nil {
+		return err
+	}
+	home, err := DefaultRegistry()
+	if err != nil {
+		return nil // no registry: no instance to be inside
+	}
+	return home.checkOutside(setting, dir, "give a directory outside every instance's and backup's", r)
 }
 
 // claim checks that dir may hold an instance (claimable) and marks it, creating it

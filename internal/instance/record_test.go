@@ -76,14 +76,15 @@ func TestListShowsBadRecords(t *testing.T) {
 	}
 }
 
-// TestCheckPathText: relative paths and control characters are refused naming the flag.
+// TestCheckPathText: relative paths and control characters are refused naming the
+// setting; an absolute path without them is not refused.
 func TestCheckPathText(t *testing.T) {
 	for dir, want := range map[string]string{"pg": "not an absolute path", "/a\nb": "control character", "/a\x7fb": "control character", "/mnt/nvme0/pg": ""} {
-		err := checkPathText("--wal-path", dir)
-		if want == "" && err == nil {
-			continue
-		}
-		if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--wal-path") {
+		err := CheckPath("--wal-path", dir)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v, want no refusal", dir, err)
+		case want != "" && (!errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--wal-path")):
 			t.Errorf("%q: %v, want bad input naming --wal-path: %s", dir, err, want)
 		}
 	}
@@ -100,7 +101,7 @@ func TestResolvedWithin(t *testing.T) {
 	if err := os.Symlink(real, filepath.Join(base, "link")); err != nil {
 		t.Fatal(err)
 	}
-	own := resolved(real)
+	own := Resolved(real)
 	for path, in := range map[string]bool{
 		filepath.Join(base, "link", "x", "y"): true,
 		filepath.Join(base, "link"):           true,
@@ -108,7 +109,7 @@ func TestResolvedWithin(t *testing.T) {
 		base:                                  false,
 		filepath.Join(real, "..x"):            true,
 	} {
-		if got := within(resolved(path), own); got != in {
+		if got := Within(Resolved(path), own); got != in {
 			t.Errorf("%s inside %s: %v, want %v", path, real, got, in)
 		}
 	}

@@ -29,7 +29,7 @@ var externalKeys = []string{"dsn", "password_env", "host_metrics", "metrics_host
 
 func (externalTarget) manages() bool { return false }
 
-func (externalTarget) check(c *checker, i int, t *Target, _ map[string]string) {
+func (externalTarget) check(c *checker, i int, t *Target) {
 	c.foreignKeys(i, managedKeys, "%s is for managed targets", "storbench does not control an external server; its engine is the dsn's scheme")
 	c.foreignKeys(i, []string{"io_limit"}, "%s is for managed targets", "storbench throttles only the servers it runs, in their cgroup; remove it, or throttle the external server's disk on its own host")
 	c.external(i, t)

@@ -124,9 +124,9 @@ func (c *checker) errf(path, what, hint string, args ...any) {
 }
 
 // refuse records at path the problem the setting's owning package found (its
-// message names the setting and the fix).
+// message names the setting and the fix; the file's line says it is bad input).
 func (c *checker) refuse(path string, err error) {
-	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: err.Error()})
+	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: strings.TrimPrefix(err.Error(), input.ErrInvalid.Error()+": ")})
 }
 
 // beyondMachine records at path what this machine cannot give, as refuse words it.
@@ -155,9 +155,8 @@ func (c *checker) study(s *Study) {
 		c.errf("targets", "the study has no targets", "add targets: with at least one target, managed with a path or external with a dsn")
 	}
 	names := map[string]int{}
-	paths := map[string]string{}
 	for i := range s.Targets {
-		c.target(i, &s.Targets[i], names, paths)
+		c.target(i, &s.Targets[i], names)
 	}
 
 	c.workload(&s.Workload)

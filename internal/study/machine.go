@@ -22,12 +22,14 @@ import (
 // results store (results, the absolute directory ResultsDir gives).
 func CheckMachine(s *Study, results string) []*yamlfile.LineError {
 	refusals := append([]*yamlfile.LineError(nil), s.machine...)
+	// The study's own instances (an interrupted run's) are its to take over.
+	own := (&Store{Dir: results}).Registry()
 	for i, t := range s.Targets {
 		if !t.manages() {
 			continue
 		}
 		for _, d := range targetDirs(i, t) {
-			if err := instance.CheckDir(d.dir); err != nil {
+			if err := own.CheckDir("", d.dir); err != nil {
 				refusals = append(refusals, s.refusal(d.key, err))
 			}
 		}
@@ -98,7 +100,7 @@ func nested(s *Study, results string) []*yamlfile.LineError {
 	}
 	var places []place
 	add := func(d dirOf, line int) {
-		places = append(places, place{d, resolved(d.dir), line})
+		places = append(places, place{d, instance.Resolved(d.dir), line})
 	}
 	for i, t := range s.Targets {
 		if t.manages() {
@@ -154,9 +156,9 @@ func nested(s *Study, results string) []*yamlfile.LineError {
 			switch {
 			case a.real == b.real:
 				what = "is also"
-			case within(a.real, b.real):
+			case instance.Within(b.real, a.real):
 				what = "is inside"
-			case within(b.real, a.real):
+			case instance.Within(a.real, b.real):
 				what = "holds"
 			default:
 				continue
@@ -170,31 +172,6 @@ func nested(s *Study, results string) []*yamlfile.LineError {
 		}
 	}
 	return out
-}
-
-// resolved is dir absolute and cleaned, with the symbolic links of its longest part
-// that exists followed: two names of one directory compare equal.
-func resolved(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return filepath.Clean(dir)
-	}
-	rest := ""
-	for p := abs; ; p = filepath.Dir(p) {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest)
-		}
-		if filepath.Dir(p) == p {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
-}
-
-// within tells whether inner is below outer.
-func within(outer, inner string) bool {
-	rel, err := filepath.Rel(outer, inner)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // memoryLimitsUnapplied names the first part of the study that asks for a memory

@@ -40,12 +40,12 @@ func managedEngines() []string {
 	return append([]string{DefaultEngine}, others...)
 }
 
-func (managedTarget) check(c *checker, i int, t *Target, paths map[string]string) {
+func (managedTarget) check(c *checker, i int, t *Target) {
 	c.foreignKeys(i, externalKeys, "%s is for external targets", "a managed target's server is created on its path; use kind: external to connect to a server")
-	c.managed(i, t, paths)
+	c.managed(i, t)
 }
 
-func (c *checker) managed(i int, t *Target, paths map[string]string) {
+func (c *checker) managed(i int, t *Target) {
 	p := func(key string) string { return fmt.Sprintf("targets[%d].%s", i, key) }
 	if !c.doc.Has(p("engine")) {
 		t.Engine = DefaultEngine
@@ -53,17 +53,12 @@ func (c *checker) managed(i int, t *Target, paths map[string]string) {
 		c.errf(p("engine"), "engine %q cannot be managed", "storbench creates %s servers; for another engine use kind: external with a dsn", t.Engine, strings.Join(engines, " and "))
 	}
 
+	// As instance create checks its --path; the directories against each other and
+	// the machine: CheckMachine.
 	ownPath := func(key, dir string) {
-		if !filepath.IsAbs(dir) {
-			c.errf(p(key), "%s %q is not an absolute path", "write the full directory, e.g. /mnt/nvme/storbench", key, dir)
-			return
+		if err := instance.CheckPath(p(key), dir); err != nil {
+			c.refuse(p(key), err)
 		}
-		clean := filepath.Clean(dir)
-		if other, dup := paths[clean]; dup {
-			c.errf(p(key), "%s %s is also %s", "every server and WAL directory needs a directory of its own", key, dir, other)
-			return
-		}
-		paths[clean] = fmt.Sprintf("target %s's %s", t.Name, key)
 	}
 	if t.Path == "" {
 		c.errf(p("path"), "managed target %s has no path", "add path: the directory on the storage under test, e.g. /mnt/nvme/storbench", t.Name)
@@ -308,9 +303,15 @@ func (t *target) ensureBase(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	// What the record of a build cut short by an interruption lists, if any (the
-	// instance is storbench's, but not every table in it need be).
-	if _, err := engine.Drop(ctx, db, t.dsn, ""); err != nil {
+	// What a build cut short by an interruption left, if anything. The instance is
+	// the study's own, whole: its database holds nothing of the user's, and an older
+	// storbench's interrupted build (MariaDB's, SQLite's: storbench_build came last)
+	// has no record to go by; so the TPC-C tables and routines go, recorded or not.
+	inv, err := db.Inventory(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := engine.Drop(ctx, db, t.dsn, inv.Database); err != nil {
 		return err
 	}
 	if err := t.build(ctx, db); err != nil {

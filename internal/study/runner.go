@@ -304,26 +304,28 @@ func (r *runner) release(ctx context.Context, finished bool) {
 	if !finished {
 		return
 	}
-	if _, err := r.store.destroyInstances(ctx); err != nil {
+	if _, _, err := r.store.destroyInstances(ctx, false); err != nil {
 		fmt.Fprintf(r.opts.Log, "study instances: %v\n", err)
 	}
 }
 
 // destroyInstances destroys every instance of the store's registry, standbys first
-// (instance.Registry.Destroy removes only what storbench created for each), and
-// returns the names of those destroyed.
-func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
+// (instance.Registry.DestroyKept removes only what storbench created for each, and
+// with force also one in use or whose directories are not there), and returns the
+// names of those destroyed and, one line each, what was kept or left behind.
+func (s *Store) destroyInstances(ctx context.Context, force bool) (destroyed, kept []string, err error) {
 	reg := s.Registry()
 	left, err := reg.List()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.Slice(left, func(i, j int) bool { return left[i].ReplicaOf != "" && left[j].ReplicaOf == "" })
-	var destroyed []string
 	var errs []error
 	for _, st := range left {
-		if err := reg.Destroy(ctx, st.Name); err != nil {
-			errs = append(errs, fmt.Errorf("instance %s: %w", st.Name, err))
+		k, err := reg.DestroyKept(ctx, st.Name, force)
+		kept = append(kept, k...)
+		if err != nil {
+			errs = append(errs, err) // it names the instance
 			continue
 		}
 		destroyed = append(destroyed, st.Name)
@@ -331,27 +333,29 @@ func (s *Store) destroyInstances(ctx context.Context) ([]string, error) {
 	if len(errs) == 0 {
 		errs = append(errs, s.unlinkRegistry())
 	}
-	return destroyed, errors.Join(errs...)
+	return destroyed, kept, errors.Join(errs...)
 }
 
 // Clean stops and destroys the managed instances of the study stored in dir (after a
 // failed or interrupted study, they hold its data on disk); the stored results and
-// base images stay, and running the study again creates its instances anew. It
-// returns the names of the instances destroyed.
-func Clean(ctx context.Context, dir string) ([]string, error) {
+// base images stay, and running the study again creates its instances anew. With
+// force it destroys them even in use, and forgets one whose directories are not
+// there (a disk not mounted), leaving its files. It returns the names of the
+// instances destroyed and, one line each, what was kept or left behind.
+func Clean(ctx context.Context, dir string, force bool) (destroyed, kept []string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", input.ErrInvalid, dir, err)
+		return nil, nil, fmt.Errorf("%w: %s: %v", input.ErrInvalid, dir, err)
 	}
 	store, err := ReadStore(abs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := store.Lock(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer store.Unlock()
-	return store.destroyInstances(ctx)
+	return store.destroyInstances(ctx, force)
 }
 
 // target prepares a step's target the first time a step needs it: its instance

@@ -338,8 +338,10 @@ func (s *Store) writeJSON(name string, v any) error {
 }
 
 // Registry is the study's own instance registry, so its instances never collide with
-// the user's.
-func (s *Store) Registry() instance.Registry { return instance.Registry{Dir: s.path("instances")} }
+// the user's; what no instance command reaches, study clean --force destroys.
+func (s *Store) Registry() instance.Registry {
+	return instance.Registry{Dir: s.path("instances"), Forcing: "storbench study clean --force " + s.Dir}
+}
 
 // linkRegistry links the study's registry into the default one while it holds
 // instances, so that storbench instance list shows them with their study.

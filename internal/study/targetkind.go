@@ -16,9 +16,9 @@ type targetKind interface {
 	// target can be resized, pinned, replicated, backed up or fio-tested, and its
 	// storage must hold the data.
 	manages() bool
-	// check fills in the target's defaults and checks its settings; paths are the
-	// directories the targets before it claimed.
-	check(c *checker, i int, t *Target, paths map[string]string)
+	// check fills in the target's defaults and checks its settings (the directories
+	// of all targets against each other: CheckMachine).
+	check(c *checker, i int, t *Target)
 	// engine is the name (or DSN scheme) of the target's engine; false when unknown.
 	engine(t *Target) (string, bool)
 	// restore is the time restoring the base image adds to each step.
@@ -52,7 +52,7 @@ func (t *Target) manages() bool {
 	return k != nil && k.manages()
 }
 
-func (c *checker) target(i int, t *Target, names map[string]int, paths map[string]string) {
+func (c *checker) target(i int, t *Target, names map[string]int) {
 	p := func(key string) string { return fmt.Sprintf("targets[%d].%s", i, key) }
 	if !c.doc.Has(p("name")) {
 		c.errf(p("name"), "target %d has no name", "add e.g. name: nvme; step IDs and results use it", i+1)
@@ -68,7 +68,7 @@ func (c *checker) target(i int, t *Target, names map[string]int, paths map[strin
 		c.errf(p("kind"), "target kind %q is unknown", "use managed, a server storbench creates on path, or external, a server at dsn", t.Kind)
 		return
 	}
-	k.check(c, i, t, paths)
+	k.check(c, i, t)
 }
 
 // foreignKeys refuses the keys of target i that another kind of target reads.

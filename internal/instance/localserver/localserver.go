@@ -7,6 +7,7 @@ package localserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -183,10 +184,62 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// AppendFile appends text to an existing configuration file (a server reads its last
-// setting of a name, so appending overrides).
+// OpenOwn opens path, a file in a directory the server's user owns (who may put
+// anything there), as flag says (os.O_RDONLY, os.O_WRONLY|os.O_APPEND, with
+// os.O_CREATE…) without going through what that user may have put in its place: a
+// symbolic link is not followed, and a file that is not regular or has another name
+// (a hard link to a file elsewhere) is refused before anything is read or written.
+// Root must never read or write, through them, a file of the host. A file it may
+// create has mode perm and, with cred, belongs to cred's user.
+func OpenOwn(path string, flag int, perm os.FileMode, cred *syscall.Credential) (*os.File, error) {
+	// O_NONBLOCK: a FIFO put there must not hang the open; O_TRUNC is left to the
+	// caller, after the checks.
+	f, err := os.OpenFile(path, flag&^os.O_TRUNC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, perm)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: storbench does not go through links in a server's directory", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file of its own (a link to another file, a device or a FIFO): storbench does not go through it; remove it", path)
+	}
+	if cred != nil && flag&os.O_CREATE != 0 {
+		if err := f.Chown(int(cred.Uid), int(cred.Gid)); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// WriteOwn replaces the content of path, a file in a directory the server's user
+// owns, with data (see OpenOwn), creating it with mode perm when it does not exist.
+func WriteOwn(path string, data []byte, perm os.FileMode, cred *syscall.Credential) error {
+	f, err := OpenOwn(path, os.O_WRONLY|os.O_CREATE, perm, cred)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// AppendFile appends text to an existing configuration file in a server's directory
+// (see OpenOwn): a server reads its last setting of a name, so appending overrides.
 func AppendFile(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f, err := OpenOwn(path, os.O_WRONLY|os.O_APPEND, 0, nil)
 	if err != nil {
 		return err
 	}

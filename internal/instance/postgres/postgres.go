@@ -152,6 +152,17 @@ func requirePassword(ctx context.Context, s *pgserver.Server, st *instance.State
 	return nil
 }
 
+var _ instance.Exposer = server{}
+
+// Exposed implements instance.Exposer: an instance an earlier storbench created has
+// no password and trusts every local connection until its next start gives it one.
+func (server) Exposed(st *instance.State) string {
+	if st.Password != "" {
+		return ""
+	}
+	return fmt.Sprintf("NONE: an earlier storbench created this instance, which lets every user of this machine in until it starts again (storbench instance stop --name %s, then start)", st.Name)
+}
+
 // DSN implements instance.Server:
 // postgres://postgres:PASSWORD@127.0.0.1:PORT/tpcc?sslmode=disable.
 func (server) DSN(st *instance.State) string {

@@ -190,7 +190,7 @@ func Init(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	extra := filepath.Join(s.Dir, "init.sql")
-	if err := os.WriteFile(extra, []byte(RootOnSocketSQL), 0o644); err != nil {
+	if err := localserver.WriteOwn(extra, []byte(RootOnSocketSQL), 0o644, s.cred); err != nil {
 		return nil, err
 	}
 	defer os.Remove(extra)
@@ -311,22 +311,16 @@ func (s *Server) writeConf() error {
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		fmt.Fprintf(&b, "%s = %s\n", k, opts[k])
 	}
-	if err := os.WriteFile(s.Conf, []byte(b.String()), 0o640); err != nil {
+	// The directory is the server user's, who may have put links there: root must not
+	// write through them (localserver.OpenOwn).
+	if err := localserver.WriteOwn(s.Conf, []byte(b.String()), 0o640, s.cred); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.ErrorLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	f, err := localserver.OpenOwn(s.ErrorLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640, s.cred)
 	if err != nil {
 		return err
 	}
-	f.Close()
-	if s.cred != nil {
-		for _, p := range []string{s.Conf, s.ErrorLog} {
-			if err := os.Chown(p, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return f.Close()
 }
 
 // Start starts the server (mariadbd with its my.cnf, as the server's user, in a
@@ -361,7 +355,7 @@ func (s *Server) start(ctx context.Context) error {
 	if err := s.prepareSocketDir(); err != nil {
 		return err
 	}
-	out, err := os.OpenFile(s.ErrorLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	out, err := localserver.OpenOwn(s.ErrorLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640, s.cred)
 	if err != nil {
 		return err
 	}

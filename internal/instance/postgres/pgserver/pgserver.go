@@ -14,6 +14,7 @@ import (
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -185,17 +186,36 @@ func (s *Server) RequirePassword(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(s.Dir, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
+	// The data directory is the server user's, who may have put a link in the file's
+	// place: root must not write through it.
+	if err := localserver.WriteOwn(filepath.Join(s.Dir, "pg_hba.conf"), []byte(hba), 0o600, s.cred); err != nil {
 		return err
 	}
 	// exit_on_error: a failed statement fails the backend, else it would exit 0.
-	// A verifier holds no quote (base64, $ and :).
-	alter := strings.NewReader("ALTER ROLE postgres PASSWORD '" + verifier + "'\n")
+	alter := strings.NewReader(strings.ReplaceAll(setPasswordSQL, "VERIFIER", verifier))
 	if out, err := localserver.Run(ctx, s.cred, nil, alter, filepath.Join(s.bin, "postgres"),
 		"--single", "-D", s.Dir, "-c", "exit_on_error=on", "postgres"); err != nil {
-		return fmt.Errorf("set the password of postgres: %w: %s", err, strings.TrimSpace(out))
+		return fmt.Errorf("set the password of postgres: %w: %s", err, problemLine(out))
 	}
 	return nil
+}
+
+// setPasswordSQL sets the superuser's password to VERIFIER, a SCRAM verifier.
+//
+//go:embed sql/set_password.sql
+var setPasswordSQL string
+
+// problemLine is the line of a server program's output that says what failed: its
+// first FATAL, PANIC or ERROR line, else its last line that is not blank (the
+// program's whole output, banner and hints, would not be one line).
+func problemLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines {
+		if strings.Contains(l, "FATAL:") || strings.Contains(l, "PANIC:") || strings.Contains(l, "ERROR:") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // scramVerifier is what PostgreSQL stores of password for scram-sha-256
@@ -336,13 +356,8 @@ func InitStandby(ctx context.Context, primaryPort int, appName string, opts Opti
 		conninfo += " password=" + conninfoValue(opts.Password)
 	}
 	settings["primary_conninfo"] = conninfo
-	if err := os.WriteFile(filepath.Join(s.Dir, "standby.signal"), nil, 0o600); err != nil {
+	if err := localserver.WriteOwn(filepath.Join(s.Dir, "standby.signal"), nil, 0o600, s.cred); err != nil {
 		return nil, err
-	}
-	if s.cred != nil {
-		if err := os.Chown(filepath.Join(s.Dir, "standby.signal"), int(s.cred.Uid), int(s.cred.Gid)); err != nil {
-			return nil, err
-		}
 	}
 	return s, s.appendSettings(settings)
 }
