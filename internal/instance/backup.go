@@ -73,18 +73,20 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	if err != nil {
 		return Transfer{}, err
 	}
-	srv := servers[st.Engine]
-	if srv.PID(st) == 0 {
-		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
-	}
 	if err := r.checkOutside("backup directory", dir, "back up to a directory outside every instance's and backup's", Registry{}); err != nil {
 		return Transfer{}, err
 	}
+	// The lease first: a physical restore stops the server, and the refusal must name
+	// the restore, not a stopped server.
 	lease, err := r.takeLease(ctx, st, "storbench backup", forUse)
 	if err != nil {
 		return Transfer{}, err
 	}
 	defer lease.Release()
+	srv := servers[st.Engine]
+	if srv.PID(st) == 0 {
+		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
+	}
 	if _, _, err := claim(dir, name); err != nil {
 		return Transfer{}, err
 	}
