@@ -159,10 +159,14 @@ func checkResult(t *testing.T, res *driver.Result, mode string) {
 		}
 	}
 	// The database counts committed New-Orders (d_next_o_id); the client counts the
-	// 1% rolled back too. Without those, both views must agree within a few percent.
+	// 1% rolled back too. Without those, both views must agree within a few percent,
+	// and the New-Orders in flight at either edge of the window, which one view counts
+	// and the other not: at most one per user at each edge.
 	committed := res.NOPMClient * float64(no.Count-no.Rollbacks) / float64(no.Count)
-	if diff := math.Abs(res.NOPMDB-committed) / committed; diff > 0.05 {
-		t.Errorf("%s: database NOPM %.0f vs client NOPM %.0f (committed): %.1f%% apart", mode, res.NOPMDB, committed, diff*100)
+	inFlight := float64(2*res.Config.Users) / float64(no.Count-no.Rollbacks)
+	if diff := math.Abs(res.NOPMDB-committed) / committed; diff > 0.03+inFlight {
+		t.Errorf("%s: database NOPM %.0f vs client NOPM %.0f (committed): %.1f%% apart, more than 3%% and %.1f%% for the New-Orders in flight at the edges",
+			mode, res.NOPMDB, committed, diff*100, inFlight*100)
 	}
 	if res.TPMDB <= 0 || res.TPMClient <= 0 {
 		t.Errorf("TPM missing: db %.0f client %.0f", res.TPMDB, res.TPMClient)

@@ -412,7 +412,20 @@ func watchCmdlines(t *testing.T, sec *secrets) func() (seen, hits []string, scan
 							if client && label == "postgres instance password" {
 								continue // given to it, in its PGPASSWORD
 							}
-							if h := fmt.Sprintf("%s (pid %d, %s's environment)", label, pid, filepath.Base(name)); !slices.Contains(hitList, h) {
+							// Which variable, and which chain of programs handed it down.
+							var vars []string
+							for _, kv := range bytes.Split(env, []byte{0}) {
+								if len(sec.find(kv)) > 0 {
+									v, _, _ := strings.Cut(string(kv), "=")
+									vars = append(vars, v)
+								}
+							}
+							var chain []string
+							for q, hops := pid, 0; q > 1 && q != self && hops < 10; q, hops = parents[q], hops+1 {
+								c, _, _ := strings.Cut(string(cmdlines[q]), "\x00")
+								chain = append(chain, fmt.Sprintf("%d %s", q, filepath.Base(c)))
+							}
+							if h := fmt.Sprintf("%s (pid %d, %s's environment, in %s; started by %s)", label, pid, filepath.Base(name), strings.Join(vars, ", "), strings.Join(chain, " <- ")); !slices.Contains(hitList, h) {
 								hitList = append(hitList, h)
 							}
 						}

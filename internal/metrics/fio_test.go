@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -76,8 +78,12 @@ func TestSamplerAgreesWithFio(t *testing.T) {
 	defer mon.Close()
 	start := time.Now()
 	mon.Start(ctx, start)
+	// fio also logs what it did each 50 ms, stamped with the wall clock: its own count
+	// over exactly the sampler's intervals.
+	iopsLog := filepath.Join(reports, "mixed")
 	fio := runFio(t, reports, "--name=mixed", "--filename="+file, "--size=64m", "--rw=randrw", "--rwmixread=60",
-		"--bs=4k", "--direct=1", "--ioengine=psync", "--numjobs=1", "--time_based", "--runtime=5")
+		"--bs=4k", "--direct=1", "--ioengine=psync", "--numjobs=1", "--time_based", "--runtime=5",
+		"--write_iops_log="+iopsLog, "--log_avg_msec=50", "--log_unix_epoch=1")
 	report := mon.Stop(ctx, math.Inf(-1), math.Inf(1))
 	job := fio.Jobs[0]
 	if job.Read.TotalIOs < 1000 || job.Write.TotalIOs < 500 {
@@ -111,14 +117,59 @@ func TestSamplerAgreesWithFio(t *testing.T) {
 	within("bytes read", float64(total.ReadSectors*SectorBytes), float64(job.Read.IOBytes))
 	within("bytes written", float64(total.WriteSectors*SectorBytes), float64(job.Write.IOBytes))
 
-	// Rates over the samples inside fio's run.
+	// Rates over the samples inside fio's run, against fio's own count over the same
+	// span of wall-clock time. fio's average over its whole run is no reference: on a
+	// loaded machine its rate at the edges, outside the span, differs by more than 10%.
 	inside := Summarize(report.Samples, first, last)
 	if inside.Samples < 4 || len(inside.Disks) != 1 {
 		t.Fatalf("%d samples inside fio's run", inside.Samples)
 	}
+	from := start.Add(time.Duration(first * float64(time.Second)))
+	to := start.Add(time.Duration(last * float64(time.Second)))
+	reads, writes := fioIOsBetween(t, iopsLog+"_iops.1.log", 50*time.Millisecond, from, to)
+	span := to.Sub(from).Seconds()
 	d := inside.Disks[0]
-	within("read IOPS", d.ReadIOPS, job.Read.IOPS)
-	within("write IOPS", d.WriteIOPS, job.Write.IOPS)
-	within("read MB/s", d.ReadMBps*1e6, job.Read.BWBytes)
-	within("write MB/s", d.WriteMBps*1e6, job.Write.BWBytes)
+	within("read IOPS", d.ReadIOPS, reads/span)
+	within("write IOPS", d.WriteIOPS, writes/span)
+	within("read MB/s", d.ReadMBps*1e6, reads*4096/span)
+	within("write MB/s", d.WriteMBps*1e6, writes*4096/span)
+}
+
+// fioIOsBetween counts the reads and writes of fio's IOPS log (written with
+// --log_avg_msec=period and --log_unix_epoch: one line per direction and period, "end
+// of the period in Unix ms, IOPS, direction, …") whose period's middle lies between
+// from and to.
+func fioIOsBetween(t *testing.T, log string, period time.Duration, from, to time.Time) (reads, writes float64) {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatalf("fio's IOPS log: %v", err)
+	}
+	lines := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Split(line, ", ")
+		if len(f) < 3 {
+			t.Fatalf("fio's IOPS log: line %q", line)
+		}
+		ms, err1 := strconv.ParseInt(f[0], 10, 64)
+		iops, err2 := strconv.ParseFloat(f[1], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("fio's IOPS log: line %q", line)
+		}
+		middle := time.UnixMilli(ms).Add(-period / 2)
+		if middle.Before(from) || !middle.Before(to) {
+			continue
+		}
+		lines++
+		switch f[2] {
+		case "0":
+			reads += iops * period.Seconds()
+		case "1":
+			writes += iops * period.Seconds()
+		}
+	}
+	if lines == 0 {
+		t.Fatalf("fio's IOPS log has no period between %v and %v", from, to)
+	}
+	return reads, writes
 }

@@ -95,10 +95,29 @@ func mount(t testing.TB, d *Disk, mkfs ...string) *Disk {
 		t.Skipf("cannot mount a loop device here: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() {
-		// A process the test left holding a file there makes this fail: reported.
+		// A process the test left holding a file there makes this fail: reported,
+		// with the processes that hold it.
 		if out, err := exec.Command("umount", d.Dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", d.Dir, err, strings.TrimSpace(string(out)))
+			t.Errorf("umount %s: %v: %s (held by: %s)", d.Dir, err, strings.TrimSpace(string(out)), strings.Join(holders(d.Dir), "; "))
 		}
 	})
 	return d
+}
+
+// holders are the processes with a working directory or an open file under dir, each
+// as "pid command line".
+func holders(dir string) []string {
+	var found []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		links, _ := filepath.Glob(filepath.Join(p, "fd", "*"))
+		for _, l := range append(links, filepath.Join(p, "cwd")) {
+			if to, err := os.Readlink(l); err == nil && (to == dir || strings.HasPrefix(to, dir+"/")) {
+				cmd, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+				found = append(found, filepath.Base(p)+" "+strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " ")))
+				break
+			}
+		}
+	}
+	return found
 }
