@@ -239,6 +239,10 @@ func (r Registry) start(ctx context.Context, name, keepLog string) (*State, erro
 	}
 	pid, err := srv.Start(ctx, st)
 	if err != nil {
+		// A server that came up too late for its start to succeed is not left running.
+		if srv.PID(st) != 0 {
+			err = errors.Join(err, srv.Stop(context.WithoutCancel(ctx), st))
+		}
 		log := srv.LogFile(st)
 		if keepLog != "" {
 			// The log goes with the failed create: name only a copy that was kept.

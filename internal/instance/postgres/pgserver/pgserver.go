@@ -92,7 +92,10 @@ func BinDir() (string, error) {
 		}
 		return d, nil
 	}
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+	// Debian's pg_config is a shell script: like every child, it gets no secret.
+	pgConfig := exec.Command("pg_config", "--bindir")
+	pgConfig.Env = childproc.Environ()
+	if out, err := pgConfig.Output(); err == nil {
 		d := strings.TrimSpace(string(out))
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
 			return d, nil
@@ -509,9 +512,19 @@ func (s *Server) SetSyncStandby(ctx context.Context, appName string) error {
 	return err
 }
 
-// Stop shuts the server down (fast mode: open sessions are ended).
+// Stop shuts the server down (fast mode: open sessions are ended, a shutdown
+// checkpoint written). A server that has not finished in 60 s, as one whose disk is
+// full may never (its checkpoint cannot be written), is stopped in immediate mode:
+// it is never left running, and its next start recovers from the WAL.
 func (s *Server) Stop(ctx context.Context) error {
-	return s.run(ctx, "pg_ctl", "-D", s.Dir, "-m", "fast", "-w", "-t", "60", "stop")
+	err := s.run(ctx, "pg_ctl", "-D", s.Dir, "-m", "fast", "-w", "-t", "60", "stop")
+	if err == nil || s.PID() == 0 {
+		return err
+	}
+	if ierr := s.run(ctx, "pg_ctl", "-D", s.Dir, "-m", "immediate", "-w", "-t", "60", "stop"); ierr != nil {
+		return errors.Join(err, ierr)
+	}
+	return nil
 }
 
 // Log returns the server log, for test failure messages.
