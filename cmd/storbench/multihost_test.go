@@ -79,9 +79,11 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 	dir := diskTempDir(t, "hosts-")
 	onHost := filepath.Join(dir, "backups-on-host") // the hosts share this machine's files
 	must(t, os.Mkdir(onHost, 0o755))
-	consolidation := func(name, runOn string) string {
-		s := fmt.Sprintf("  - name: %s\n    kind: consolidation\n    targets: [db1, db2, db3]\n    users: 2\n    ramp: 1s\n    duration: 6s\n    baseline: true\n"+
-			"    noisy:\n      instances: 1\n      interval: 2s\n      cycles: 2\n      run_on: %s\n", name, runOn)
+	// The first with an idle baseline (db3 connected to, given nothing), the second
+	// with db3 on TPC-C in its baseline.
+	consolidation := func(name, baseline, runOn string) string {
+		s := fmt.Sprintf("  - name: %s\n    kind: consolidation\n    targets: [db1, db2, db3]\n    users: 2\n    ramp: 1s\n    duration: 6s\n    baseline: %s\n"+
+			"    noisy:\n      instances: 1\n      interval: 2s\n      cycles: 2\n      run_on: %s\n", name, baseline, runOn)
 		if runOn == "host" {
 			s += "      path: " + onHost + "\n"
 		}
@@ -89,7 +91,7 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 	}
 	// A user sweep on one external target, as on one machine, with its host's metrics.
 	sweep := "  - name: sweep\n    kind: user-sweep\n    targets: [db2]\n    users: [1]\n    ramp: 0s\n    duration: 2s\n"
-	file, env := hostsStudy(t, lab, dir, consolidation("pull", "controller")+consolidation("onhost", "host")+sweep, "")
+	file, env := hostsStudy(t, lab, dir, consolidation("pull", "idle", "controller")+consolidation("onhost", "oltp", "host")+sweep, "")
 	results := filepath.Join(dir, "results")
 	code, out := inController(t, lab, env, "study", "run", file, "--results", results)
 	if code != 0 {
@@ -136,6 +138,10 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 			}
 			noisy := s.Step.Noisy && i == 2
 			switch {
+			case i == 2 && s.Step.Baseline == study.BaselineIdle:
+				if in.Role != study.RoleIdle || in.Run != nil || len(in.Backups) > 0 {
+					t.Errorf("step %s: db3 should have been idle: role %s, run %v, %d backups", s.Step.ID, in.Role, in.Run != nil, len(in.Backups))
+				}
 			case noisy && (in.Role != "noisy" || len(in.Backups) != 2):
 				t.Errorf("step %s: db3 should have made 2 backups: role %s, %d backups", s.Step.ID, in.Role, len(in.Backups))
 			case noisy:

@@ -36,13 +36,16 @@ func connectAllowance(users int) time.Duration {
 }
 
 // Run runs every worker at once, oltp for the first Workers-Noisy and noisy for the
-// others, and returns each one's error once all are done.
+// others (nil: they stay idle), and returns each one's error once all are done.
 func (t Together) Run(oltp, noisy func(i int) error) []error {
 	errs := make([]error, t.Workers)
 	var wg sync.WaitGroup
 	for i := range t.Workers {
 		work := oltp
 		if t.IsNoisy(i) {
+			if noisy == nil {
+				continue
+			}
 			work = noisy
 		}
 		wg.Go(func() { errs[i] = work(i) })

@@ -16,6 +16,8 @@ type Summary struct {
 	Database *Database `json:"database,omitempty"`
 	// ProcessIO is each role's I/O over the window, beside the disks' total.
 	ProcessIO []RoleTotal `json:"process_io,omitempty"`
+	// Waits is where the sessions' active time went over the window, when sampled.
+	Waits *Waits `json:"waits,omitempty"`
 }
 
 // inWindow tells whether most of a sample's interval lies in (from, to]: its

@@ -452,3 +452,157 @@ func backupCycles(p *consolidationPair) (*Table, *Chart) {
 	}
 	return t, ptr(barChart(p.Name+": seconds per backup", "storbench's timing of each backup of the noisy run", "cycle", "s", cats, bars))
 }
+
+// oltpInstances is how many of a run's instances ran TPC-C.
+func oltpInstances(run *study.ConsolidationRun) int {
+	n := 0
+	for _, in := range run.Instances {
+		if in.Role == study.RoleOLTP {
+			n++
+		}
+	}
+	return n
+}
+
+// matched tells whether the baseline ran as many OLTP instances as the noisy run
+// (an idle baseline), so that the two differ by the noise alone.
+func (p *consolidationPair) matched() bool {
+	return oltpInstances(p.Baseline) == oltpInstances(p.Noisy)
+}
+
+// mismatch is the NOPM finding of a baseline that ran more OLTP instances than the
+// noisy run: on shared CPUs the noisy run gains what the extra instances took, so
+// neither the total nor an instance's change measures the noise; NOPM per OLTP
+// instance is given with that caveat, and no effect is named.
+func (p *consolidationPair) mismatch(changes []string) string {
+	b, n := oltpInstances(p.Baseline), oltpInstances(p.Noisy)
+	fewer := "one instance less"
+	if b-n != 1 {
+		fewer = fmt.Sprintf("%d instances less", b-n)
+	}
+	return fmt.Sprintf("The baseline ran %d OLTP instances, the noisy run %d: the NOPM difference mixes the backup's effect with %s; NOPM per OLTP instance %s → %s (%s), not the noise's effect alone",
+		b, n, fewer, num(nopmPerInstance(p.Baseline), 0), num(nopmPerInstance(p.Noisy), 0), strings.Join(changes, ", "))
+}
+
+// nopmPerInstance is the mean NOPM of a run's OLTP instances.
+func nopmPerInstance(run *study.ConsolidationRun) float64 {
+	var sum float64
+	n := 0
+	for _, in := range run.Instances {
+		if in.Role == study.RoleOLTP && in.Run != nil {
+			sum += in.Run.NOPMDB
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// conditions are what compares between the two runs whatever their instances did:
+// the CPU left idle, and where each OLTP instance's sessions spent their active time
+// (when wait events were sampled).
+func (p *consolidationPair) conditions() []string {
+	var out []string
+	if b, n := cpuIdle(p.Baseline), cpuIdle(p.Noisy); !math.IsNaN(b) && !math.IsNaN(n) {
+		out = append(out, fmt.Sprintf("CPU idle went %s%% → %s%% (baseline → noisy run).", num(b, 0), num(n, 0)))
+	}
+	var waits []string
+	for i, in := range p.Noisy.Instances {
+		if in.Role != study.RoleOLTP || i >= len(p.Baseline.Instances) {
+			continue
+		}
+		b, n := instanceWaits(p.Baseline, i), instanceWaits(p.Noisy, i)
+		if b == nil || n == nil {
+			continue
+		}
+		io := func(w *metrics.RoleWaits) string {
+			return num(w.Pct(metrics.WaitDataIO)+w.Pct(metrics.WaitWAL), 0)
+		}
+		waits = append(waits, fmt.Sprintf("%s %s%% → %s%% on I/O, %s%% → %s%% on CPU", instanceLabel(&in, i),
+			io(b), io(n), num(b.Pct(metrics.WaitCPU), 0), num(n.Pct(metrics.WaitCPU), 0)))
+	}
+	if len(waits) > 0 {
+		out = append(out, "Of their active time the OLTP instances' sessions spent "+strings.Join(waits, "; ")+".")
+	}
+	return out
+}
+
+// systems are the metrics of a run's host: the shared storage's, or across hosts
+// each host's.
+func systems(run *study.ConsolidationRun) []*metrics.Report {
+	if run.System != nil {
+		return []*metrics.Report{run.System}
+	}
+	var out []*metrics.Report
+	for _, h := range hostsOf(run) {
+		if h.System != nil {
+			out = append(out, h.System)
+		}
+	}
+	return out
+}
+
+// cpuIdle is a run's CPU idle over the window, the hosts' mean across hosts (NaN:
+// not sampled).
+func cpuIdle(run *study.ConsolidationRun) float64 {
+	var sum float64
+	n := 0
+	for _, sys := range systems(run) {
+		if c := sys.Summary.CPU; c != nil {
+			sum += c.Idle
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// instanceWaits is where instance i's client sessions spent their active time: in
+// the shared sampler's profile, the instance's first role (the clients' come
+// first); across hosts, the instance's own run's. Nil when no wait was sampled.
+func instanceWaits(run *study.ConsolidationRun, i int) *metrics.RoleWaits {
+	in := &run.Instances[i]
+	if run.System != nil {
+		if w := run.System.Summary.Waits; w != nil {
+			for k := range w.Roles {
+				if w.Roles[k].Server == in.Name {
+					return &w.Roles[k]
+				}
+			}
+		}
+		return nil
+	}
+	if in.Run != nil && in.Run.System != nil {
+		return in.Run.System.Summary.Waits.Clients()
+	}
+	return nil
+}
+
+// ioP99 is the shared data disk's per-I/O p99 in both runs, when both sampled it
+// (bpftrace): ", per-I/O p99 0.90 → 2.10 ms".
+func (p *consolidationPair) ioP99() string {
+	b, n := dataDiskP99(p.Baseline), dataDiskP99(p.Noisy)
+	if math.IsNaN(b) || math.IsNaN(n) {
+		return ""
+	}
+	return fmt.Sprintf("; per-I/O p99 %s → %s ms", num(b, 2), num(n, 2))
+}
+
+// dataDiskP99 is the per-I/O p99 of a run's shared data disk (NaN: not sampled,
+// or across hosts, where no disk is shared).
+func dataDiskP99(run *study.ConsolidationRun) float64 {
+	d := dataDisk(run.System)
+	if d == nil {
+		return math.NaN()
+	}
+	for _, l := range run.System.Summary.Latency {
+		if l.Device == d.Device && l.IOs > 0 {
+			return l.P99Ms
+		}
+	}
+	return math.NaN()
+}

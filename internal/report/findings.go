@@ -325,7 +325,9 @@ func cyclesText(n int) string {
 }
 
 // findings of a consolidation: each OLTP instance's NOPM with the noise against
-// without, the shared disk's latency and the noisy backups' seconds.
+// without, or, when the two runs did not run as many OLTP instances, what compares
+// (NOPM per instance, with the caveat); the conditions of both (CPU idle, where the
+// instances waited); the shared disk's latency and the noisy backups' seconds.
 func (p *consolidationPair) findings() []string {
 	if p.Baseline == nil || p.Noisy == nil {
 		return nil
@@ -334,7 +336,7 @@ func (p *consolidationPair) findings() []string {
 	var changes []string
 	window := time.Duration(math.MaxInt64)
 	for i, in := range p.Noisy.Instances {
-		if in.Role == "noisy" {
+		if in.Role == study.RoleNoisy {
 			noisy++
 			backups += len(in.Backups)
 		}
@@ -343,26 +345,35 @@ func (p *consolidationPair) findings() []string {
 		}
 		base := p.Baseline.Instances[i].Run
 		window = min(window, in.Run.End.Sub(in.Run.Start), base.End.Sub(base.Start))
-		changes = append(changes, fmt.Sprintf("%s %s → %s (%s)", instanceLabel(&in, i), num(base.NOPMDB, 0), num(in.Run.NOPMDB, 0), change(in.Run.NOPMDB, base.NOPMDB)))
+		c := fmt.Sprintf("%s %s → %s", instanceLabel(&in, i), num(base.NOPMDB, 0), num(in.Run.NOPMDB, 0))
+		if p.matched() {
+			c += fmt.Sprintf(" (%s)", change(in.Run.NOPMDB, base.NOPMDB))
+		}
+		changes = append(changes, c)
 	}
 	var out []string
 	if len(changes) > 0 {
 		s := fmt.Sprintf("With %d noisy %s backing up, the OLTP instances' NOPM went %s", noisy, plural(noisy, "instance", "instances"), strings.Join(changes, ", "))
+		if !p.matched() {
+			s = p.mismatch(changes)
+		}
 		if window < driver.CounterWindow {
 			s += fmt.Sprintf("; the timed windows (%s) are under %s, too short for the database counters: no change claimed", seconds(window), seconds(driver.CounterWindow))
 		}
 		out = append(out, s+".")
 	}
+	out = append(out, p.conditions()...)
 	b, n := p.Baseline.Summary, p.Noisy.Summary
 	if n.MeanReadAwaitMs+n.MeanWriteAwaitMs > 0 {
 		disk := "On the shared disk"
 		if p.acrossHosts() {
 			disk = "On the hosts' data disks (every host's intervals together)"
 		}
-		out = append(out, fmt.Sprintf("%s, read latency went %s → %s ms on average (%s), %s → %s ms in the worst interval; write %s → %s ms on average (%s), %s → %s ms in the worst interval.",
+		out = append(out, fmt.Sprintf("%s, read latency went %s → %s ms on average (%s), %s → %s ms in the worst interval; write %s → %s ms on average (%s), %s → %s ms in the worst interval%s.",
 			disk,
 			num(b.MeanReadAwaitMs, 2), num(n.MeanReadAwaitMs, 2), ratio(n.MeanReadAwaitMs, b.MeanReadAwaitMs), num(b.WorstReadAwaitMs, 2), num(n.WorstReadAwaitMs, 2),
-			num(b.MeanWriteAwaitMs, 2), num(n.MeanWriteAwaitMs, 2), ratio(n.MeanWriteAwaitMs, b.MeanWriteAwaitMs), num(b.WorstWriteAwaitMs, 2), num(n.WorstWriteAwaitMs, 2)))
+			num(b.MeanWriteAwaitMs, 2), num(n.MeanWriteAwaitMs, 2), ratio(n.MeanWriteAwaitMs, b.MeanWriteAwaitMs), num(b.WorstWriteAwaitMs, 2), num(n.WorstWriteAwaitMs, 2),
+			p.ioP99()))
 	}
 	if backups > 0 {
 		out = append(out, fmt.Sprintf("The noisy %s %d %s took %s s on average, %s s the longest.",

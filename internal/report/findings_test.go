@@ -83,17 +83,45 @@ func (x *fixture) fio(target string, iops, mbps float64) {
 		Fio: []fio.Result{{Profile: "hcibench-4k-70r", Points: []fio.Point{p}}}})
 }
 
-func (x *fixture) consolidation(noisy bool, c1, c2 float64, facts study.ConsolidationFacts) {
-	run := &study.ConsolidationRun{Noisy: noisy, Summary: facts, Instances: []study.InstanceResult{
+// consolidation adds a consolidation step of three instances, c3 noisy in the noisy
+// run and, in the baseline, on TPC-C (study.BaselineOLTP) or idle; sys is the shared
+// storage's metrics (nil: none).
+func (x *fixture) consolidation(noisy bool, baseline string, c1, c2 float64, facts study.ConsolidationFacts, sys *metrics.Report) {
+	run := &study.ConsolidationRun{Noisy: noisy, Summary: facts, System: sys, Instances: []study.InstanceResult{
 		{Name: "nvme-c1", Role: "oltp", Run: runResult(1, figures{nopm: c1})},
 		{Name: "nvme-c2", Role: "oltp", Run: runResult(1, figures{nopm: c2})},
 		{Name: "nvme-c3", Role: "oltp", Run: runResult(1, figures{nopm: 1000})},
 	}}
-	if noisy {
+	switch {
+	case noisy:
 		run.Instances[2] = study.InstanceResult{Name: "nvme-c3", Role: "noisy", Backups: []study.BackupCycle{{Cycle: 1}, {Cycle: 2}}}
+	case baseline == study.BaselineIdle:
+		run.Instances[2] = study.InstanceResult{Name: "nvme-c3", Role: "idle"}
 	}
-	x.steps = append(x.steps, study.StepResult{Step: study.Step{Seq: len(x.steps) + 1, ID: fmt.Sprintf("nvme/noisy/noisy=%v", noisy),
-		Target: "nvme", Experiment: "noisy", Kind: study.Consolidation, Noisy: noisy}, Consolidation: run})
+	step := study.Step{Seq: len(x.steps) + 1, ID: fmt.Sprintf("nvme/noisy/noisy=%v", noisy), Target: "nvme", Experiment: "noisy", Kind: study.Consolidation, Noisy: noisy}
+	if !noisy {
+		step.Baseline = baseline
+	}
+	x.steps = append(x.steps, study.StepResult{Step: step, Consolidation: run})
+}
+
+// sharedStorage is a consolidation's shared metrics: the CPU left idle, the data
+// disk's per-I/O p99 and, per instance, the clients' active seconds on I/O (data
+// files and WAL, half each) and on CPU, the rest on locks.
+func sharedStorage(idle, p99 float64, waits map[string][2]float64) *metrics.Report {
+	sys := &metrics.Report{Summary: metrics.Summary{CPU: &metrics.CPU{Idle: idle},
+		Disks:   []metrics.Disk{{Device: "vdb", Roles: []string{"data"}}},
+		Latency: []metrics.Latency{{Device: "vdb", IOs: 1000, P99Ms: p99}}}}
+	if waits != nil {
+		sys.Summary.Waits = &metrics.Waits{Source: "fixture"}
+		for _, name := range []string{"nvme-c1", "nvme-c2"} {
+			w := waits[name]
+			sys.Summary.Waits.Roles = append(sys.Summary.Waits.Roles, metrics.RoleWaits{Server: name, Role: "client_backends", IntervalSeconds: 60,
+				Seconds: map[string]float64{metrics.WaitDataIO: w[0] / 2, metrics.WaitWAL: w[0] / 2, metrics.WaitCPU: w[1], metrics.WaitLock: 100 - w[0] - w[1]}},
+				metrics.RoleWaits{Server: name, Role: "checkpointer", IntervalSeconds: 60, Seconds: map[string]float64{metrics.WaitDataIO: 60}})
+		}
+	}
+	return sys
 }
 
 func (x *fixture) source() *Source {
@@ -124,9 +152,12 @@ func twoTargetStudy() *Source {
 	x.backup("nvme", 2, 12, 20, 1e9)
 	x.backup("sata", 1, 20, 40, 1e9)
 	x.backup("sata", 2, 24, 40, 1e9)
-	x.consolidation(false, 1000, 2000, study.ConsolidationFacts{MeanReadAwaitMs: 0.2, WorstReadAwaitMs: 0.5, MeanWriteAwaitMs: 0.4, WorstWriteAwaitMs: 1})
-	x.consolidation(true, 800, 1500, study.ConsolidationFacts{MeanReadAwaitMs: 0.6, WorstReadAwaitMs: 3, MeanWriteAwaitMs: 0.8, WorstWriteAwaitMs: 4,
-		BackupMeanSeconds: 5, BackupMaxSeconds: 6})
+	// The noisy neighbour: three OLTP instances in the baseline, two beside the
+	// backups, on shared CPUs.
+	x.consolidation(false, study.BaselineOLTP, 1000, 2000, study.ConsolidationFacts{MeanReadAwaitMs: 0.2, WorstReadAwaitMs: 0.5, MeanWriteAwaitMs: 0.4, WorstWriteAwaitMs: 1},
+		sharedStorage(5, 0.9, nil))
+	x.consolidation(true, "", 800, 1500, study.ConsolidationFacts{MeanReadAwaitMs: 0.6, WorstReadAwaitMs: 3, MeanWriteAwaitMs: 0.8, WorstWriteAwaitMs: 4,
+		BackupMeanSeconds: 5, BackupMaxSeconds: 6}, sharedStorage(35, 2.1, nil))
 	x.fio("nvme", 10000, 40)
 	x.fio("sata", 2500, 10)
 	return x.source()
@@ -163,12 +194,37 @@ func TestFindingsTwoTargets(t *testing.T) {
 		"backup (backup and restore): sata's backups take 2x the seconds of nvme's (22.0 vs 11.0 s, mean of 2 cycles) at 0.5x its MB/s (45.5 vs 90.9).",
 		// Restores: 40 ÷ 20 = 2; 25 vs 50 MB/s.
 		"backup (backup and restore): sata's restores take 2x the seconds of nvme's (40.0 vs 20.0 s, mean of 2 cycles) at 0.5x its MB/s (25.0 vs 50.0).",
-		// 800 vs 1,000 = -20%; 1,500 vs 2,000 = -25%; 0.6 ÷ 0.2 = 3; 0.8 ÷ 0.4 = 2.
-		"nvme/noisy (consolidation): With 1 noisy instance backing up, the OLTP instances' NOPM went c1 1,000 → 800 (-20%), c2 2,000 → 1,500 (-25%).",
-		"nvme/noisy (consolidation): On the shared disk, read latency went 0.20 → 0.60 ms on average (3x), 0.50 → 3.00 ms in the worst interval; write 0.40 → 0.80 ms on average (2x), 1.00 → 4.00 ms in the worst interval.",
+		// Three OLTP instances against two: (1,000 + 2,000 + 1,000) ÷ 3 = 1,333 per
+		// instance, (800 + 1,500) ÷ 2 = 1,150; no change named. 0.6 ÷ 0.2 = 3; 0.8 ÷ 0.4 = 2.
+		"nvme/noisy (consolidation): The baseline ran 3 OLTP instances, the noisy run 2: the NOPM difference mixes the backup's effect with one instance less; NOPM per OLTP instance 1,333 → 1,150 (c1 1,000 → 800, c2 2,000 → 1,500), not the noise's effect alone.",
+		"nvme/noisy (consolidation): CPU idle went 5% → 35% (baseline → noisy run).",
+		"nvme/noisy (consolidation): On the shared disk, read latency went 0.20 → 0.60 ms on average (3x), 0.50 → 3.00 ms in the worst interval; write 0.40 → 0.80 ms on average (2x), 1.00 → 4.00 ms in the worst interval; per-I/O p99 0.90 → 2.10 ms.",
 		"nvme/noisy (consolidation): The noisy instance's 2 backups took 5.0 s on average, 6.0 s the longest.",
 		// 2,500 ÷ 10,000 = 25%; 10 ÷ 40 = 25%; mean latency (7×3 + 3×8) ÷ 10 = 4.5 ms on nvme, 18 ms on sata: 400%.
 		"hcibench-4k-70r (fio): sata delivers 25% of nvme's IOPS on 4k-randrw70 (2,500 vs 10,000) and 25% of its MB/s, at 400% of its mean latency (18.000 vs 4.500 ms).",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestFindingsConsolidationMatched: an idle baseline runs the noisy run's OLTP
+// instances alone, so each instance's change is stated, beside the CPU left idle and
+// where the instances' sessions waited in both runs.
+func TestFindingsConsolidationMatched(t *testing.T) {
+	var x fixture
+	x.consolidation(false, study.BaselineIdle, 1000, 2000, study.ConsolidationFacts{MeanReadAwaitMs: 0.2, WorstReadAwaitMs: 0.5, MeanWriteAwaitMs: 0.4, WorstWriteAwaitMs: 1},
+		sharedStorage(30, 0.9, map[string][2]float64{"nvme-c1": {10, 80}, "nvme-c2": {20, 70}}))
+	x.consolidation(true, "", 800, 1500, study.ConsolidationFacts{MeanReadAwaitMs: 0.6, WorstReadAwaitMs: 3, MeanWriteAwaitMs: 0.8, WorstWriteAwaitMs: 4,
+		BackupMeanSeconds: 5, BackupMaxSeconds: 6}, sharedStorage(28, 2.1, map[string][2]float64{"nvme-c1": {40, 50}, "nvme-c2": {45, 50}}))
+	got := findingsOf(t, x.source())
+	want := []string{
+		"nvme/noisy (consolidation): With 1 noisy instance backing up, the OLTP instances' NOPM went c1 1,000 → 800 (-20%), c2 2,000 → 1,500 (-25%).",
+		"nvme/noisy (consolidation): CPU idle went 30% → 28% (baseline → noisy run).",
+		// The clients' role (first per server), not the checkpointer's all-I/O profile.
+		"nvme/noisy (consolidation): Of their active time the OLTP instances' sessions spent c1 10% → 40% on I/O, 80% → 50% on CPU; c2 20% → 45% on I/O, 70% → 50% on CPU.",
+		"nvme/noisy (consolidation): On the shared disk, read latency went 0.20 → 0.60 ms on average (3x), 0.50 → 3.00 ms in the worst interval; write 0.40 → 0.80 ms on average (2x), 1.00 → 4.00 ms in the worst interval; per-I/O p99 0.90 → 2.10 ms.",
+		"nvme/noisy (consolidation): The noisy instance's 2 backups took 5.0 s on average, 6.0 s the longest.",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -63,20 +63,17 @@ func (r *runner) acrossHosts(ctx context.Context, step Step, res *StepResult) er
 	window := windowCPU(cpuCtx, c.Start, c.End)
 	for i, t := range ts {
 		ir := &c.Instances[i]
-		ir.Name, ir.Host, ir.Role = t.spec.Name, t.spec.Host, "oltp"
-		if all.IsNoisy(i) {
-			ir.Role = "noisy"
-		}
+		ir.Name, ir.Host, ir.Role = t.spec.Name, t.spec.Host, step.roleOf(all, i)
 	}
 	errs := all.Run(func(i int) (err error) {
 		c.Instances[i].Run, err = r.oltp(ctx, ts[i].dsn, step, start)
 		return err
-	}, func(i int) (err error) {
+	}, step.noise(func(i int) (err error) {
 		c.Instances[i].Backups, err = backupSchedule(ctx, e.Noisy, start, func(k int) (instance.Transfer, error) {
 			return r.externalBackup(ctx, ts[i], e.Noisy, k)
 		})
 		return err
-	})
+	}))
 	if time.Now().Before(c.End) {
 		cancelCPU()
 	}

@@ -36,7 +36,7 @@ type ConsolidationRun struct {
 // InstanceResult is one consolidated instance's share.
 type InstanceResult struct {
 	Name    string         `json:"name"`
-	Role    string         `json:"role"` // oltp or noisy
+	Role    string         `json:"role"` // RoleOLTP, RoleNoisy or RoleIdle
 	Run     *driver.Result `json:"run,omitempty"`
 	Backups []BackupCycle  `json:"backups,omitempty"`
 	// Host is the instance's host (across hosts; "" : this machine) and System what
@@ -138,18 +138,15 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 	mon.Start(ctx, start)
 	c := &ConsolidationRun{Noisy: step.Noisy, Start: start, End: start.Add(step.Duration), Instances: make([]InstanceResult, e.Instances)}
 	for i, name := range names {
-		c.Instances[i].Name, c.Instances[i].Role = name, "oltp"
-		if all.IsNoisy(i) {
-			c.Instances[i].Role = "noisy"
-		}
+		c.Instances[i].Name, c.Instances[i].Role = name, step.roleOf(all, i)
 	}
 	errs := all.Run(func(i int) (err error) {
 		c.Instances[i].Run, err = r.oltp(ctx, dsns[i], step, start)
 		return err
-	}, func(i int) (err error) {
+	}, step.noise(func(i int) (err error) {
 		c.Instances[i].Backups, err = r.noisyBackups(ctx, t, names[i], e.Noisy, start)
 		return err
-	})
+	}))
 	c.System = mon.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
 	c.Summary = consolidationFacts(c)
 	res.Consolidation = c
@@ -277,6 +274,8 @@ func (r *runner) logConsolidation(step Step, c *ConsolidationRun) {
 	}
 	for i, in := range c.Instances {
 		switch {
+		case in.Role == RoleIdle:
+			fmt.Fprintf(r.opts.Log, "  %s: idle\n", in.Name)
 		case in.Run != nil:
 			line := fmt.Sprintf("  %s: NOPM %.0f, TPM %.0f (database counters)", in.Name, in.Run.NOPMDB, in.Run.TPMDB)
 			if baseline != nil && i < len(baseline.Instances) && baseline.Instances[i].Run != nil && baseline.Instances[i].Run.NOPMDB > 0 {

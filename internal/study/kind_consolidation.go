@@ -13,6 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/measure"
+	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // Consolidation is an experiment kind: several databases measured over one common
@@ -21,6 +22,26 @@ import (
 const Consolidation = "consolidation"
 
 type consolidation struct{ onAny }
+
+// What a consolidation's noisy instances do in its baseline (the key baseline).
+const (
+	// BaselineIdle: made and started like the others but given no work, so the
+	// baseline runs as many OLTP instances as the noisy run and the two differ by
+	// the noise alone. baseline: true means this.
+	BaselineIdle = "idle"
+	// BaselineOLTP: TPC-C like the others, so the baseline has one OLTP instance
+	// more per noisy one; on a machine whose CPUs the instances share, the noisy
+	// run then gains the CPU those freed.
+	BaselineOLTP = "oltp"
+)
+
+// Roles of a consolidation's instances: on TPC-C, running the noisy workload, or
+// idle (a noisy instance in a BaselineIdle baseline).
+const (
+	RoleOLTP  = "oltp"
+	RoleNoisy = "noisy"
+	RoleIdle  = "idle"
+)
 
 func (consolidation) name() string { return Consolidation }
 func (consolidation) knobs() []string {
@@ -48,12 +69,15 @@ func (k consolidation) plan(steps []Step, s *Study, e *Experiment) []Step {
 func consolidationSteps(steps []Step, s *Study, e *Experiment, t *Target) []Step {
 	base, id := stepBase(e, t)
 	variants := []bool{e.Noisy != nil}
-	if e.Baseline {
+	if e.Baseline != "" {
 		variants = []bool{false, true}
 	}
 	for _, noisy := range variants {
 		b := base
 		b.ID = id + map[bool]string{false: "/baseline", true: "/noisy"}[noisy]
+		if !noisy {
+			b.Baseline = e.Baseline
+		}
 		b.Noisy, b.Users, b.Repeat, b.Ramp, b.Duration = noisy, e.Users.Values[0], 1, e.Ramp.Duration, e.Duration.Duration
 		b.Estimate = b.Ramp + b.Duration + time.Duration(e.Instances)*restoreEstimate(s.Workload.Warehouses)
 		steps = append(steps, b)
@@ -84,7 +108,11 @@ func acrossHostsSteps(steps []Step, s *Study, e *Experiment, targets []*Target) 
 }
 
 func (consolidation) describe(st Step) string {
-	return describeTPCC(st, map[bool]string{false: "without noise", true: "with noise"}[st.Noisy])
+	what := map[string]string{"": "with noise", BaselineIdle: "without noise, noisy instances idle", BaselineOLTP: "without noise, every instance on TPC-C"}[st.Baseline]
+	if !st.Noisy && st.Baseline == "" {
+		what = "without noise" // a consolidation with no noisy workload at all
+	}
+	return describeTPCC(st, what)
 }
 
 func (consolidation) run(ctx context.Context, r *runner, step Step, res *StepResult) error {
@@ -109,8 +137,18 @@ func (c *checker) consolidation(s *Study, i int, e *Experiment) {
 		c.errf(p("users"), "%s needs one users value: the OLTP users of each instance", "e.g. users: 4", label(e))
 	}
 	c.window(i, e)
+	switch strings.ToLower(e.Baseline) {
+	case "", "false":
+		e.Baseline = ""
+	case "true", BaselineIdle:
+		e.Baseline = BaselineIdle
+	case BaselineOLTP:
+		e.Baseline = BaselineOLTP
+	default:
+		c.errf(p("baseline"), "baseline %q is unknown", "use idle or true, the noisy instances started and doing nothing; oltp, every instance on TPC-C; or false, no baseline", yamlfile.Clip(e.Baseline))
+	}
 	if e.Noisy == nil {
-		if e.Baseline {
+		if e.Baseline != "" {
 			c.errf(p("baseline"), "baseline compares with a noisy workload", "add noisy: or remove baseline")
 		}
 		return
@@ -243,11 +281,31 @@ func (c *checker) noisy(i int, e *Experiment) {
 	}
 }
 
-// noisyInstances is how many of a consolidation step's instances run the noisy
-// workload: none in the baseline.
+// noisyInstances is how many of a consolidation step's instances run no TPC-C: the
+// noisy ones, with the noise and in an idle baseline; none in an OLTP baseline.
 func (st Step) noisyInstances(e *Experiment) int {
-	if !st.Noisy || e.Noisy == nil {
+	if e.Noisy == nil || (!st.Noisy && st.Baseline != BaselineIdle) {
 		return 0
 	}
 	return e.Noisy.Instances
+}
+
+// roleOf is the role of instance i of a consolidation step run by all.
+func (st Step) roleOf(all measure.Together, i int) string {
+	switch {
+	case !all.IsNoisy(i):
+		return RoleOLTP
+	case st.Noisy:
+		return RoleNoisy
+	}
+	return RoleIdle
+}
+
+// noise is the noisy instances' work in a consolidation step: none (nil) in an
+// idle baseline, where they only run.
+func (st Step) noise(work func(i int) error) func(i int) error {
+	if !st.Noisy {
+		return nil
+	}
+	return work
 }

@@ -557,6 +557,17 @@ func TestParseConsolidation(t *testing.T) {
 	if e := s.Experiments[0]; e.Noisy.Kind != "backup" || e.Noisy.Method != "physical" || len(Plan(s)) != 2 || !Plan(s)[1].Noisy {
 		t.Errorf("defaults or plan: %+v %+v", e.Noisy, Plan(s))
 	}
+	// baseline: true is the idle baseline; the plan says what the noisy instances do.
+	for value, want := range map[string]string{"true": "noisy instances idle", "idle": "noisy instances idle", "oltp": "every instance on TPC-C"} {
+		s := mustParse(t, consol(ok+"    baseline: "+value+"\n"))
+		var plan strings.Builder
+		if err := WritePlan(&plan, s, Plan(s), "results"); err != nil || !strings.Contains(plan.String(), "without noise, "+want) {
+			t.Errorf("baseline: %s: plan (%v)\n%s\nwant %q", value, err, plan.String(), want)
+		}
+	}
+	if plan := Plan(mustParse(t, consol(ok+"    baseline: false\n"))); len(plan) != 1 || !plan[0].Noisy {
+		t.Errorf("baseline: false: plan %+v, want the noisy run alone", plan)
+	}
 	for _, c := range []struct {
 		knobs string
 		line  int
@@ -567,6 +578,7 @@ func TestParseConsolidation(t *testing.T) {
 		{strings.Replace(ok, "users: 2", "users: [2, 4]", 1), 11, "needs one users value"},
 		{strings.Replace(ok, "interval: 10s", "interval: 0s", 1), 14, "interval 0s is too short"},
 		{"    instances: 2\n    users: 1\n    baseline: true\n", 11, "baseline compares with a noisy workload"},
+		{ok + "    baseline: sometimes\n", 16, `baseline "sometimes" is unknown (use idle or true, the noisy instances started and doing nothing; oltp, every instance on TPC-C; or false, no baseline)`},
 	} {
 		err := refusedAt(t, consol(c.knobs), c.line, c.want)
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("study.yaml:%d:", c.line)) || !strings.Contains(err.Error(), c.want) {

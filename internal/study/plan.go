@@ -47,6 +47,9 @@ type Step struct {
 
 	// consolidation: with the noisy workload (false: the baseline).
 	Noisy bool `json:"noisy,omitempty"`
+	// Baseline is what the noisy instances do in a baseline step (BaselineIdle or
+	// BaselineOLTP).
+	Baseline string `json:"baseline,omitempty"`
 	// Targets are the external targets a consolidation across hosts drives at once
 	// (Target is then their names joined by "+").
 	Targets []string `json:"targets,omitempty"`

@@ -281,7 +281,7 @@ experiments:
     users: 1
     ramp: 1s
     duration: 14s
-    baseline: true
+    baseline: idle
     noisy:
       instances: 1
       interval: 4s
@@ -291,9 +291,10 @@ metrics:
   io_latency: "off"
 `
 
-// Three instances on one storage: the baseline runs first, then two OLTP instances
-// measure the same window while the third backs up every 4 s; every instance and
-// backup is gone afterwards and no server or backup process is left.
+// Three instances on one storage: the baseline runs first, two OLTP instances beside
+// the third started and idle, then the same two measure the same window while the
+// third backs up every 4 s; every instance and backup is gone afterwards and no
+// server or backup process is left.
 func TestStudyConsolidation(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
@@ -321,10 +322,17 @@ func TestStudyConsolidation(t *testing.T) {
 	if base == nil || noisy == nil || base.Noisy || !noisy.Noisy {
 		t.Fatalf("want the baseline first, then the noisy run: %+v / %+v", steps[0].Step, steps[1].Step)
 	}
+	if steps[0].Step.Baseline != BaselineIdle {
+		t.Errorf("the baseline step is %q, want idle", steps[0].Step.Baseline)
+	}
 	for _, c := range []*ConsolidationRun{base, noisy} {
 		oltp := 0
 		for _, in := range c.Instances {
 			switch in.Role {
+			case RoleIdle:
+				if c.Noisy || in.Run != nil || len(in.Backups) > 0 {
+					t.Errorf("instance %s idle in the noisy run %v, or with work: %+v, %d backups", in.Name, c.Noisy, in.Run, len(in.Backups))
+				}
 			case "oltp":
 				oltp++
 				if in.Run == nil || in.Run.NOPMDB <= 0 || !in.Run.Start.Equal(c.Start) || !in.Run.End.Equal(c.End) {
@@ -341,9 +349,8 @@ func TestStudyConsolidation(t *testing.T) {
 				}
 			}
 		}
-		want := map[bool]int{false: 3, true: 2}[c.Noisy]
-		if oltp != want || c.System == nil || len(c.System.Summary.Disks) == 0 {
-			t.Errorf("noisy %v: %d OLTP instances, want %d; disks %v", c.Noisy, oltp, want, c.System != nil)
+		if want := 2; oltp != want || c.Instances[2].Role != map[bool]string{false: RoleIdle, true: RoleNoisy}[c.Noisy] || c.System == nil || len(c.System.Summary.Disks) == 0 {
+			t.Errorf("noisy %v: %d OLTP instances, want %d, c3 %s; disks %v", c.Noisy, oltp, want, c.Instances[2].Role, c.System != nil)
 		}
 	}
 	if noisy.Summary.BackupMeanSeconds <= 0 {
@@ -363,8 +370,11 @@ func TestStudyConsolidation(t *testing.T) {
 	if !backup || !backends {
 		t.Errorf("the noisy run's I/O by role has no backup with bytes or no client backends: %v", roles)
 	}
-	if notes := strings.Join(steps[1].Notes, " "); !strings.Contains(notes, "c1 limits:") || !strings.Contains(notes, "c3 limits:") {
-		t.Errorf("the instances' limits are not recorded: %q", notes)
+	// The idle instance was made and started in the baseline too.
+	for _, st := range steps {
+		if notes := strings.Join(st.Notes, " "); !strings.Contains(notes, "c1 limits:") || !strings.Contains(notes, "c3 limits:") {
+			t.Errorf("step %s: the instances' limits are not recorded: %q", st.Step.ID, notes)
+		}
 	}
 	for i := 1; i <= 3; i++ {
 		if _, err := os.Stat(fmt.Sprintf("%s/shared-c%d", dir, i)); !os.IsNotExist(err) {

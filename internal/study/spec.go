@@ -142,15 +142,15 @@ type Experiment struct {
 
 	// consolidation: Instances managed instances side by side on the target's storage,
 	// each of InstanceMemory with its own copy of the base image, Users OLTP users on
-	// each, and optionally a noisy workload on some; with Baseline the same runs first
-	// without the noise.
+	// each, and optionally a noisy workload on some; with Baseline (BaselineIdle or
+	// BaselineOLTP, "" for none) the same runs first without the noise.
 	Instances      int  `yaml:"instances"`
 	InstanceMemory Size `yaml:"instance_memory"`
 	// InstanceCPUs are CPU sets dealt to the instances in turn (e.g. [0, 1]: the
 	// first on CPU 0, the second on CPU 1, the third on CPU 0…); empty: all CPUs.
 	InstanceCPUs []string `yaml:"instance_cpus"`
 	Noisy        *Noisy   `yaml:"noisy"`
-	Baseline     bool     `yaml:"baseline"`
+	Baseline     string   `yaml:"baseline"`
 }
 
 // Noisy is the workload some consolidated instances run instead of TPC-C: a backup
