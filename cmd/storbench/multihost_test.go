@@ -164,6 +164,11 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 		if hasSSH := te.Name != "db2"; hasSSH != (len(te.HostDevices) == 1) || te.Host == "" {
 			t.Errorf("target %s: host %q, sampled devices %v", te.Name, te.Host, te.HostDevices)
 		}
+		// and the devices under its data directory were read there (one SSH command).
+		if hasSSH := te.Name != "db2"; hasSSH != (len(te.Placements) == 1) ||
+			hasSSH && (te.Placements[0].Role != "data" || te.Placements[0].FSType == "" || len(te.Placements[0].Stack) == 0 || te.Placements[0].Stack[0].Scheduler == "") {
+			t.Errorf("target %s: its data directory's devices on its host: %+v", te.Name, te.Placements)
+		}
 	}
 	if left, _ := os.ReadDir(onHost); len(left) > 0 {
 		t.Errorf("backups left on the host: %v", left)

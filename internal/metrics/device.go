@@ -25,6 +25,11 @@ type Placement struct {
 	Devices []BlockDevice `json:"devices"`
 	Chain   string        `json:"chain"`          // how it was resolved, e.g. "dm-0 (vg-data) → sda2 → sda"
 	Note    string        `json:"note,omitempty"` // e.g. "tmpfs has no block device: no disk figures"
+	// MountOptions are the mount's options as /proc/mounts lists them.
+	MountOptions string `json:"mount_options,omitempty"`
+	// Stack is every block device from the filesystem's down to the disks, each once
+	// (a loop device, then those of its backing file's filesystem).
+	Stack []DeviceInfo `json:"stack,omitempty"`
 }
 
 // Resolver resolves paths with /proc and /sys under its roots, so tests can use fixture
@@ -34,6 +39,9 @@ type Resolver struct {
 	// stat returns the device number of the filesystem holding path (st_dev); nil
 	// means unix.Stat. Tests replace it.
 	stat func(path string) (uint64, error)
+	// realpath resolves path's links; nil means filepath.EvalSymlinks. A host's
+	// (HostSys) are its own.
+	realpath func(path string) (string, error)
 }
 
 // NewResolver resolves with the running system's /proc and /sys.
@@ -84,11 +92,12 @@ func unreachable(err error) (string, bool) {
 }
 
 // resolution is a (sub)tree of the device stack: the whole disks under it, its chain
-// text, and what the reader should know about the figures.
+// text, what the reader should know about the figures, and each device's facts.
 type resolution struct {
 	devs  []BlockDevice
 	chain string
 	notes []string
+	stack []DeviceInfo
 }
 
 func (r Resolver) place(path string, depth int) (Placement, error) {
@@ -110,7 +119,11 @@ func (r Resolver) place(path string, depth int) (Placement, error) {
 	// another disk). A path that stat saw but EvalSymlinks cannot follow (a race, or a
 	// test's fake stat) is matched as given.
 	resolved := abs
-	if p, err := filepath.EvalSymlinks(abs); err == nil {
+	realpath := r.realpath
+	if realpath == nil {
+		realpath = filepath.EvalSymlinks
+	}
+	if p, err := realpath(abs); err == nil {
 		resolved = p
 	}
 	mounts, err := r.mounts()
@@ -120,7 +133,7 @@ func (r Resolver) place(path string, depth int) (Placement, error) {
 	m := mountOf(mounts, resolved)
 	p := Placement{Path: abs}
 	if m != nil {
-		p.Mount, p.FSType, p.Source = m.point, m.fstype, m.source
+		p.Mount, p.FSType, p.Source, p.MountOptions = m.point, m.fstype, m.source, mountOptions(m)
 	}
 
 	var res resolution
@@ -136,6 +149,7 @@ func (r Resolver) place(path string, depth int) (Placement, error) {
 	p.Devices = uniqueDevices(res.devs)
 	p.Chain = res.chain
 	p.Note = strings.Join(distinctStrings(res.notes), "; ")
+	p.Stack = uniqueStack(res.stack)
 	return p, nil
 }
 
@@ -171,6 +185,7 @@ func (r Resolver) node(dir string, depth int) (resolution, error) {
 			return resolution{}, err
 		}
 		sub.chain = name + " → " + sub.chain
+		sub.stack = append([]DeviceInfo{deviceInfo(sysDir)}, sub.stack...)
 		return sub, nil
 	}
 
@@ -190,7 +205,9 @@ func (r Resolver) node(dir string, depth int) (resolution, error) {
 		for _, e := range slaves {
 			dirs = append(dirs, filepath.Join(sysDir, "slaves", e.Name()))
 		}
-		return r.nodes(label, dirs, depth)
+		res, err := r.nodes(label, dirs, depth)
+		res.stack = append([]DeviceInfo{deviceInfo(sysDir)}, res.stack...)
+		return res, err
 	}
 
 	if strings.HasPrefix(filepath.Base(sysDir), "loop") {
@@ -212,6 +229,7 @@ func (r Resolver) nodes(label string, dirs []string, depth int) (resolution, err
 		}
 		res.devs = append(res.devs, sub.devs...)
 		res.notes = append(res.notes, sub.notes...)
+		res.stack = append(res.stack, sub.stack...)
 		chains = append(chains, sub.chain)
 	}
 	res.chain = label + " → " + joinChains(chains)
@@ -250,6 +268,7 @@ func (r Resolver) loop(dir, name string, depth int) (resolution, error) {
 		return resolution{}, err
 	}
 	res.devs = append(res.devs, p.Devices...)
+	res.stack = append(res.stack, p.Stack...)
 	res.chain = name + " → " + backing + " → " + p.Chain
 	if len(p.Devices) == 0 {
 		res.notes = append(res.notes, fmt.Sprintf("%s's backing file %s is on %s, which has no disk: figures are the loop device's own", name, backing, p.FSType))
@@ -275,6 +294,7 @@ func (r Resolver) disk(dir, name string) (resolution, error) {
 	return resolution{
 		devs:  []BlockDevice{{Name: name, Major: uint32(major), Minor: uint32(minor)}},
 		chain: name,
+		stack: []DeviceInfo{deviceInfo(dir)},
 	}, nil
 }
 
@@ -298,7 +318,7 @@ func (r Resolver) anonymous(m *mountEntry, depth int) (resolution, error) {
 		if err != nil {
 			return resolution{}, err
 		}
-		res := resolution{devs: p.Devices, chain: "overlay upperdir " + upper + " → " + p.Chain}
+		res := resolution{devs: p.Devices, chain: "overlay upperdir " + upper + " → " + p.Chain, stack: p.Stack}
 		if p.Note != "" {
 			res.notes = append(res.notes, p.Note)
 		}
@@ -388,6 +408,7 @@ func joinChains(chains []string) string {
 // mountEntry is one line of mountinfo, unescaped.
 type mountEntry struct {
 	point, fstype, source string
+	mountOptions          []string // the mount's own (rw, noatime…)
 	options               []string // super options
 }
 
@@ -425,7 +446,8 @@ func parseMountinfo(data string) ([]mountEntry, error) {
 		if len(f) < 7 || sep < 0 || len(f) < sep+3 {
 			return nil, fmt.Errorf("line %d: not a mountinfo line: %q", i+1, line)
 		}
-		m := mountEntry{point: unescapeOctal(f[4]), fstype: unescapeOctal(f[sep+1]), source: unescapeOctal(f[sep+2])}
+		m := mountEntry{point: unescapeOctal(f[4]), fstype: unescapeOctal(f[sep+1]), source: unescapeOctal(f[sep+2]),
+			mountOptions: strings.Split(unescapeOctal(f[5]), ",")}
 		if len(f) > sep+3 {
 			// Commas inside a value are escaped too, so splitting first is safe.
 			for _, o := range strings.Split(f[sep+3], ",") {

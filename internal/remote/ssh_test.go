@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,8 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 
+	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/testsupport/looptest"
 	"github.com/storbench/storbench/internal/testsupport/netlab"
 )
 
@@ -105,6 +109,61 @@ func TestSSH(t *testing.T) {
 		}
 		if _, err := host.DataDevice(ctx, "relative/dir"); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
 			t.Errorf("DataDevice(relative/dir): %v", err)
+		}
+	})
+	// The host's block devices as a study records them (metrics.HostScript, one
+	// command): a loop device of the test's own, mounted in the host's mount namespace
+	// (the lab's hosts see this machine's files and /sys, not the mounts made here
+	// after they started), reads there as its /sys says here.
+	t.Run("provenance", func(t *testing.T) {
+		d := looptest.Attach(t, 32<<20)
+		looptest.Format(t, d)
+		dir := t.TempDir()
+		if _, err := host.Run(ctx, "mount "+ShellQuote(d.Dev)+" "+ShellQuote(dir), nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if _, err := host.Run(context.Background(), "umount "+ShellQuote(dir), nil); err != nil {
+				t.Error(err)
+			}
+		})
+		out, err := host.Run(ctx, metrics.HostScript, strings.NewReader(metrics.HostInput(dir)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys, err := metrics.ReadHost(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sys.Close()
+		got, err := sys.Resolve(dir, "data")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s on the host: %s %s (%s), %s", dir, got.FSType, got.Source, got.MountOptions, got.Chain)
+		if got.FSType != "ext4" || got.Source != d.Dev || !strings.Contains(","+got.MountOptions+",", ",rw,") {
+			t.Errorf("%s on the host: %s on %s (%s), want ext4 on %s, rw", dir, got.FSType, got.Source, got.MountOptions, d.Dev)
+		}
+		if len(got.Stack) == 0 || got.Stack[0].Name != d.Name || got.Stack[0].Kind != "loop" || got.Stack[0].BackingFile != d.Backing {
+			t.Fatalf("stack %+v, want %s over %s first", got.Stack, d.Name, d.Backing)
+		}
+		queue := func(file string) string {
+			b, _ := os.ReadFile(filepath.Join("/sys/block", d.Name, "queue", file))
+			return strings.TrimSpace(string(b))
+		}
+		loop := got.Stack[0]
+		if !strings.Contains(queue("scheduler"), "["+loop.Scheduler+"]") || strconv.Itoa(loop.LogicalBlock) != queue("logical_block_size") ||
+			strconv.Itoa(loop.PhysicalBlock) != queue("physical_block_size") || loop.Rotational == nil || *loop.Rotational != (queue("rotational") == "1") {
+			t.Errorf("%s on the host %+v, /sys/block here: scheduler %q, blocks %s/%s, rotational %s", d.Name, loop,
+				queue("scheduler"), queue("logical_block_size"), queue("physical_block_size"), queue("rotational"))
+		}
+		// Under the loop device: the disks of the filesystem holding its backing file.
+		backing, err := metrics.NewResolver().Resolve(filepath.Dir(d.Backing), "backing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Stack[1:], backing.Stack) {
+			t.Errorf("under %s on the host %+v, here %+v", d.Name, got.Stack[1:], backing.Stack)
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/study"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -52,7 +54,7 @@ func environmentSection(srcs []*Source) *Section {
 			for _, t := range ts {
 				var storage, devices []string
 				for _, p := range t.Placements {
-					storage = append(storage, fmt.Sprintf("%s %s: %s on %s", p.Role, p.Path, p.FSType, p.Mount))
+					storage = append(storage, fmt.Sprintf("%s %s: %s%s on %s", p.Role, p.Path, p.FSType, parenthesised(p.MountOptions), p.Mount))
 					devices = append(devices, p.Chain)
 				}
 				for _, m := range t.Models {
@@ -92,11 +94,11 @@ func environmentSection(srcs []*Source) *Section {
 				num(c.RampSeconds, 0), num(c.DurationSeconds, 0), c.Mode, inputsOf(c), schemaOf(c), c.Version})
 		}
 	}
-	io := ioLimitsTable(srcs)
+	io, blocks := ioLimitsTable(srcs), blockDevicesTable(srcs)
 	if io != nil && slices.ContainsFunc(io.Rows, func(row []string) bool { return strings.Contains(row[len(row)-1], "partial emulation") }) {
 		sec.Intro = append(sec.Intro, "I/O limits under cgroup v1 are a PARTIAL EMULATION of slower storage: the kernel throttles reads and direct or synchronous writes (WAL flushes, O_DIRECT), not the buffered writes it writes back later (checkpoints, data file flushes), so those series may be faster than the volume they name would be. cgroup v2 io.max throttles writeback too.")
 	}
-	for _, t := range []*Table{machines, targets, io, runs} {
+	for _, t := range []*Table{machines, targets, blocks, io, runs} {
 		if t != nil && len(t.Rows) > 0 {
 			sec.Blocks = append(sec.Blocks, Block{Table: t})
 		}
@@ -122,6 +124,108 @@ func environmentSection(srcs []*Source) *Section {
 		}
 	}
 	return sec
+}
+
+// blockDevicesTable lists every block device under each target's directories (and
+// each single run's), from the filesystem's down to the disks, as a storage engineer
+// asks about them; nil when no result recorded them (results before the stack was).
+func blockDevicesTable(srcs []*Source) *Table {
+	t := &Table{Title: "Block devices", Columns: []string{"source", "target", "holds", "device", "kind", "model", "rotational", "scheduler", "nr_requests",
+		"block size logical/physical", "write cache", "discard", "made of"},
+		Notes: []string{"from /sys/class/block of the host holding the directories (over SSH for an external target's host), when the target was prepared: " +
+			"the device's own entry, from the filesystem's device down to the disks; a partition's queue is its disk's; made of: a partition's disk, a device-mapper's or md array's members, a loop device's backing file"}}
+	add := func(src *Source, target string, ps []metrics.Placement) {
+		type row struct {
+			holds []string
+			d     metrics.DeviceInfo
+		}
+		var rows []*row
+		for _, p := range ps {
+			for _, d := range p.Stack {
+				k := slices.IndexFunc(rows, func(r *row) bool { return r.d.Name == d.Name })
+				if k < 0 {
+					rows = append(rows, &row{d: d})
+					k = len(rows) - 1
+				}
+				if !slices.Contains(rows[k].holds, p.Role) {
+					rows[k].holds = append(rows[k].holds, p.Role)
+				}
+			}
+		}
+		for _, r := range rows {
+			d := r.d
+			t.Rows = append(t.Rows, []string{src.Label, target, strings.Join(r.holds, ", "), d.Name, d.Kind, dash(strings.TrimSpace(d.Vendor + " " + d.Model)),
+				yesNo(d.Rotational), dash(d.Scheduler), count(d.NrRequests), blockSizes(d), dash(d.WriteCache), yesNo(d.Discard), dash(madeOf(d))})
+		}
+	}
+	for _, src := range srcs {
+		if src.Env != nil {
+			for _, te := range src.Env.Targets {
+				add(src, te.Name, te.Placements)
+			}
+		}
+		for i := range src.Steps {
+			if r := src.Steps[i].Run; src.Steps[i].Step.Kind == kindRun && r != nil && r.System != nil {
+				add(src, "run", r.System.Placements)
+			}
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// madeOf is what a device is built on: "partition of sda", "vg-data over sda2, sdb1",
+// "raid1 over sdc1, sdd1", "backing file /var/img/disk.img".
+func madeOf(d metrics.DeviceInfo) string {
+	over := strings.Join(d.Slaves, ", ")
+	switch d.Kind {
+	case "partition":
+		return "partition of " + d.Parent
+	case "dm":
+		return d.DMName + " over " + over
+	case "md":
+		return d.MDLevel + " over " + over
+	case "loop":
+		if d.BackingFile == "" {
+			return "no backing file"
+		}
+		return "backing file " + d.BackingFile
+	}
+	return ""
+}
+
+func blockSizes(d metrics.DeviceInfo) string {
+	if d.LogicalBlock == 0 && d.PhysicalBlock == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", d.LogicalBlock, d.PhysicalBlock)
+}
+
+func yesNo(b *bool) string {
+	switch {
+	case b == nil:
+		return "-"
+	case *b:
+		return "yes"
+	}
+	return "no"
+}
+
+func count(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+// parenthesised is " (s)", or nothing for an empty s.
+func parenthesised(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }
 
 // ioLimitsTable lists the I/O limits the steps ran under, one row per series and

@@ -162,9 +162,56 @@ func (externalTarget) environment(ctx context.Context, t *target, env TargetEnv)
 	}
 	if db, err := engine.Open(ctx, t.dsn); err == nil {
 		env.ServerVersion, _ = db.ServerVersion(ctx)
+		if t.spec.SSH != "" {
+			var err error
+			if env.Placements, err = t.hostPlacements(ctx, db); err != nil {
+				fmt.Fprintf(t.log, "target %s: the devices of its directories on its host not recorded: %v\n", t.spec.Name, err)
+			}
+		}
 		db.Close()
 	}
 	return env
+}
+
+// hostPlacements resolves the server's data directory, and its WAL directory when
+// elsewhere, on its host over SSH (one command: metrics.HostScript), as a managed
+// target's are resolved on this machine. A WAL directory inside the data directory
+// (DATA/pg_wal), which the SSH user often may not read, is the data's placement.
+func (t *target) hostPlacements(ctx context.Context, db engine.Database) ([]metrics.Placement, error) {
+	st, err := db.Storage(ctx)
+	if err != nil || st.Data == "" {
+		return nil, fmt.Errorf("the server does not say where its data is (%v)", err)
+	}
+	dirs := []metrics.Target{{Path: st.Data, Role: "data"}}
+	if st.WAL != "" && !strings.HasPrefix(st.WAL, st.Data+string(filepath.Separator)) {
+		dirs = append(dirs, metrics.Target{Path: st.WAL, Role: "wal"})
+	}
+	h, err := t.sshHost(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, d := range dirs {
+		paths = append(paths, d.Path)
+	}
+	out, err := h.Run(ctx, metrics.HostScript, strings.NewReader(metrics.HostInput(paths...)))
+	if err != nil {
+		return nil, err
+	}
+	sys, err := metrics.ReadHost(out)
+	if err != nil {
+		return nil, err
+	}
+	defer sys.Close()
+	var ps []metrics.Placement
+	for _, d := range dirs {
+		p, err := sys.Resolve(d.Path, d.Role)
+		if err != nil {
+			return ps, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
 
 // limits: storbench sets no limits on an external server.

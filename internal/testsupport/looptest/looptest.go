@@ -86,10 +86,7 @@ func MountWith(t testing.TB, size int64, mkfs ...string) *Disk {
 
 func mount(t testing.TB, d *Disk, mkfs ...string) *Disk {
 	t.Helper()
-	args := append([]string{"-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0"}, mkfs...)
-	if out, err := exec.Command("mkfs.ext4", append(args, d.Dev)...).CombinedOutput(); err != nil {
-		t.Skipf("no mkfs.ext4 here: %v: %s", err, strings.TrimSpace(string(out)))
-	}
+	Format(t, d, mkfs...)
 	d.Dir = t.TempDir()
 	if out, err := exec.Command("mount", d.Dev, d.Dir).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a loop device here: %v: %s", err, strings.TrimSpace(string(out)))
@@ -102,6 +99,16 @@ func mount(t testing.TB, d *Disk, mkfs ...string) *Disk {
 		}
 	})
 	return d
+}
+
+// Format makes a fresh ext4 on an attached loop device (Attach), with more options of
+// mkfs.ext4 if given, for a test that mounts it itself (in another mount namespace).
+func Format(t testing.TB, d *Disk, mkfs ...string) {
+	t.Helper()
+	args := append([]string{"-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0"}, mkfs...)
+	if out, err := exec.Command("mkfs.ext4", append(args, d.Dev)...).CombinedOutput(); err != nil {
+		t.Skipf("no mkfs.ext4 here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
 }
 
 // holders are the processes with a working directory or an open file under dir, each
