@@ -201,8 +201,14 @@ func TestDeviceLVMOverTwoDisks(t *testing.T) {
 	f.sysWrite("dm-0", "dm/name", "vg-data\n")
 	f.virtual("dm-1", "253:1", "sda4", "sda3")
 	f.sysWrite("dm-1", "dm/name", "vg-wal\n")
+	for file, content := range map[string]string{"device/vendor": "ATA     \n", "device/model": "ST4000NM0035\n", "queue/rotational": "1\n",
+		"queue/scheduler": "none [mq-deadline] kyber bfq\n", "queue/nr_requests": "64\n", "queue/logical_block_size": "512\n",
+		"queue/physical_block_size": "4096\n", "queue/write_cache": "write back\n", "queue/discard_max_bytes": "0\n"} {
+		f.sysWrite("sda", file, content)
+	}
+	f.sysWrite("sdb", "queue/discard_max_bytes", "2147450880\n")
 	f.mount("27 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw")
-	f.mount("50 27 253:0 / /srv/pg rw,noatime shared:30 - xfs /dev/mapper/vg-data rw")
+	f.mount("50 27 253:0 / /srv/pg rw,noatime shared:30 - xfs /dev/mapper/vg-data rw,attr2,inode64,noquota")
 	f.mount("51 50 253:1 / /srv/pg/wal rw,noatime shared:31 - ext4 /dev/mapper/vg-wal rw")
 	f.path("/srv/pg/data", "253:0")
 	f.path("/srv/pg/wal/pg_wal", "253:1")
@@ -211,6 +217,22 @@ func TestDeviceLVMOverTwoDisks(t *testing.T) {
 	checkPlacement(t, p, []BlockDevice{{"sda", 8, 0}, {"sdb", 8, 16}},
 		"dm-0 (vg-data) → [sda2 → sda, sdb1 → sdb]", "")
 	checkMount(t, p, "/srv/pg", "xfs", "/dev/mapper/vg-data")
+	// What a storage engineer asks of each device on the way (provenance.go).
+	checkStack(t, p, "dm-0 dm vg-data sda2+sdb1", "sda2 partition sda", "sda disk", "sdb1 partition sdb", "sdb disk")
+	if p.MountOptions != "rw,noatime,attr2,inode64,noquota" {
+		t.Errorf("mount options %q, want the mount's then the filesystem's, each once", p.MountOptions)
+	}
+	sda := p.Stack[2]
+	if sda.Vendor != "ATA" || sda.Model != "ST4000NM0035" || sda.Rotational == nil || !*sda.Rotational || sda.Scheduler != "mq-deadline" ||
+		sda.NrRequests != 64 || sda.LogicalBlock != 512 || sda.PhysicalBlock != 4096 || sda.WriteCache != "write back" || sda.Discard == nil || *sda.Discard {
+		t.Errorf("sda %+v, want its sysfs queue and model", sda)
+	}
+	if sdb := p.Stack[4]; sdb.Discard == nil || !*sdb.Discard || sdb.Rotational != nil || sdb.Scheduler != "" {
+		t.Errorf("sdb %+v: want discard and nothing sysfs does not say", sdb)
+	}
+	if sda2 := p.Stack[1]; !slices.Equal(sda2.Holders, []string{"dm-0"}) {
+		t.Errorf("sda2 holders %v, want dm-0", sda2.Holders)
+	}
 
 	// Two physical volumes on one disk count the disk once.
 	p = f.resolve("/srv/pg/wal/pg_wal", "wal")
@@ -239,8 +261,9 @@ func TestDeviceMDRaid(t *testing.T) {
 
 	checkPlacement(t, f.resolve("/srv/data", "data"), raid, "md0 (raid1) → [sdc1 → sdc, sdd1 → sdd]", "")
 	checkPlacement(t, f.resolve("/boot/pg", "wal"), raid, "md0p1 → md0 (raid1) → [sdc1 → sdc, sdd1 → sdd]", "")
-	checkPlacement(t, f.resolve("/srv/pg/data", "data"), raid,
-		"dm-2 (vg--md-pg) → md0 (raid1) → [sdc1 → sdc, sdd1 → sdd]", "")
+	p := f.resolve("/srv/pg/data", "data")
+	checkPlacement(t, p, raid, "dm-2 (vg--md-pg) → md0 (raid1) → [sdc1 → sdc, sdd1 → sdd]", "")
+	checkStack(t, p, "dm-2 dm vg--md-pg md0", "md0 md raid1 sdc1+sdd1", "sdc1 partition sdc", "sdc disk", "sdd1 partition sdd", "sdd disk")
 }
 
 func TestDeviceLoop(t *testing.T) {

@@ -28,63 +28,11 @@ func stackShape(stack []DeviceInfo) []string {
 	return out
 }
 
-// TestProvenanceStacks: LVM over two disks' partitions and a volume over md RAID on
-// partitions, layouts this machine cannot make, read from fixture /sys trees: every
-// device between the path and the disks, each once, with what it is made of, and a
-// disk's queue as sysfs gives it.
-func TestProvenanceStacks(t *testing.T) {
-	f := newDeviceFixture(t)
-	f.disk(ata1Bus, "sda", "8:0")
-	f.part("sda", "sda2", "8:2")
-	f.part("sda", "sda3", "8:3")
-	f.disk(ata2Bus, "sdb", "8:16")
-	f.part("sdb", "sdb1", "8:17")
-	f.virtual("dm-0", "253:0", "sdb1", "sda2")
-	f.sysWrite("dm-0", "dm/name", "vg-data\n")
-	f.virtual("dm-1", "253:1", "sda3")
-	f.sysWrite("dm-1", "dm/name", "vg-wal\n")
-	for file, content := range map[string]string{"device/vendor": "ATA     \n", "device/model": "ST4000NM0035\n", "queue/rotational": "1\n",
-		"queue/scheduler": "none [mq-deadline] kyber bfq\n", "queue/nr_requests": "64\n", "queue/logical_block_size": "512\n",
-		"queue/physical_block_size": "4096\n", "queue/write_cache": "write back\n", "queue/discard_max_bytes": "0\n"} {
-		f.sysWrite("sda", file, content)
-	}
-	f.sysWrite("sdb", "queue/discard_max_bytes", "2147450880\n")
-	f.disk(ata3Bus, "sdc", "8:32")
-	f.part("sdc", "sdc1", "8:33")
-	f.disk(ata4Bus, "sdd", "8:48")
-	f.part("sdd", "sdd1", "8:49")
-	f.virtual("md0", "9:0", "sdc1", "sdd1")
-	f.sysWrite("md0", "md/level", "raid10\n")
-	f.virtual("dm-2", "253:2", "md0")
-	f.sysWrite("dm-2", "dm/name", "vg--md-pg\n")
-	f.mount("27 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw,errors=remount-ro")
-	f.mount("50 27 253:0 / /srv/pg rw,noatime shared:30 - xfs /dev/mapper/vg-data rw,attr2,inode64,noquota")
-	f.mount("61 27 253:2 / /srv/md rw,noatime - xfs /dev/mapper/vg--md-pg rw,logbsize=256k")
-	f.path("/srv/pg/data", "253:0")
-	f.path("/srv/md/data", "253:2")
-
-	p := f.resolve("/srv/pg/data", "data")
-	if want := []string{"dm-0 dm vg-data sda2+sdb1", "sda2 partition sda", "sda disk", "sdb1 partition sdb", "sdb disk"}; !slices.Equal(stackShape(p.Stack), want) {
-		t.Errorf("LVM stack %q, want %q", stackShape(p.Stack), want)
-	}
-	if p.MountOptions != "rw,noatime,attr2,inode64,noquota" {
-		t.Errorf("mount options %q, want the mount's then the filesystem's, each once", p.MountOptions)
-	}
-	sda := p.Stack[slices.IndexFunc(p.Stack, func(d DeviceInfo) bool { return d.Name == "sda" })]
-	if sda.Vendor != "ATA" || sda.Model != "ST4000NM0035" || sda.Rotational == nil || !*sda.Rotational || sda.Scheduler != "mq-deadline" ||
-		sda.NrRequests != 64 || sda.LogicalBlock != 512 || sda.PhysicalBlock != 4096 || sda.WriteCache != "write back" || sda.Discard == nil || *sda.Discard {
-		t.Errorf("sda %+v, want its sysfs queue and model", sda)
-	}
-	if sdb := p.Stack[len(p.Stack)-1]; sdb.Discard == nil || !*sdb.Discard || sdb.Rotational != nil || sdb.Scheduler != "" {
-		t.Errorf("sdb %+v: want discard and nothing sysfs does not say", sdb)
-	}
-	if sda2 := p.Stack[1]; !slices.Equal(sda2.Holders, []string{"dm-0"}) {
-		t.Errorf("sda2 holders %v, want dm-0", sda2.Holders)
-	}
-
-	p = f.resolve("/srv/md/data", "data")
-	if want := []string{"dm-2 dm vg--md-pg md0", "md0 md raid10 sdc1+sdd1", "sdc1 partition sdc", "sdc disk", "sdd1 partition sdd", "sdd disk"}; !slices.Equal(stackShape(p.Stack), want) {
-		t.Errorf("md stack %q, want %q", stackShape(p.Stack), want)
+// checkStack compares a placement's stack with its shapes (stackShape), top first.
+func checkStack(t *testing.T, p Placement, want ...string) {
+	t.Helper()
+	if got := stackShape(p.Stack); !slices.Equal(got, want) {
+		t.Errorf("%s: stack %q, want %q", p.Path, got, want)
 	}
 }
 
