@@ -97,6 +97,10 @@ func TestConsolidationAcrossHosts(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("study run: exit %d\n%s", code, out)
 	}
+	// The OLTP baseline's noisy step says its changes are not the noise's alone.
+	if n := strings.Count(out, "the baseline ran 3 OLTP instances, this run 2: the changes mix the noise"); n != 1 {
+		t.Errorf("the mismatched baseline is said %d times, want once (onhost's noisy step):\n%s", n, out)
+	}
 	// Kept when asked, e.g. as the report's fixture of a study across hosts.
 	if keep := os.Getenv("STORBENCH_ARTIFACTS"); keep != "" {
 		if out, err := osexec.Command("cp", "-a", results, filepath.Join(keep, "hosts-results")).CombinedOutput(); err != nil {

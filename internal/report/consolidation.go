@@ -453,21 +453,10 @@ func backupCycles(p *consolidationPair) (*Table, *Chart) {
 	return t, ptr(barChart(p.Name+": seconds per backup", "storbench's timing of each backup of the noisy run", "cycle", "s", cats, bars))
 }
 
-// oltpInstances is how many of a run's instances ran TPC-C.
-func oltpInstances(run *study.ConsolidationRun) int {
-	n := 0
-	for _, in := range run.Instances {
-		if in.Role == study.RoleOLTP {
-			n++
-		}
-	}
-	return n
-}
-
 // matched tells whether the baseline ran as many OLTP instances as the noisy run
 // (an idle baseline), so that the two differ by the noise alone.
 func (p *consolidationPair) matched() bool {
-	return oltpInstances(p.Baseline) == oltpInstances(p.Noisy)
+	return p.Baseline.OLTPInstances() == p.Noisy.OLTPInstances()
 }
 
 // mismatch is the NOPM finding of a baseline that ran more OLTP instances than the
@@ -475,7 +464,7 @@ func (p *consolidationPair) matched() bool {
 // neither the total nor an instance's change measures the noise; NOPM per OLTP
 // instance is given with that caveat, and no effect is named.
 func (p *consolidationPair) mismatch(changes []string) string {
-	b, n := oltpInstances(p.Baseline), oltpInstances(p.Noisy)
+	b, n := p.Baseline.OLTPInstances(), p.Noisy.OLTPInstances()
 	fewer := "one instance less"
 	if b-n != 1 {
 		fewer = fmt.Sprintf("%d instances less", b-n)

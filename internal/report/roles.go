@@ -178,13 +178,13 @@ func withConsolidationRoles(sec *Section, srcs []*Source) *Section {
 }
 
 // consolidatedInstance labels a server of a consolidation run as its tables do,
-// saying which are the noisy ones.
+// saying which are the noisy (or idle) ones.
 func consolidatedInstance(run *study.ConsolidationRun, server string) string {
 	for i := range run.Instances {
 		in := &run.Instances[i]
 		if in.Name == server {
-			if in.Role == "noisy" {
-				return instanceLabel(in, i) + " (noisy)"
+			if in.Role != study.RoleOLTP { // noisy, or idle in the baseline
+				return instanceLabel(in, i) + " (" + in.Role + ")"
 			}
 			return instanceLabel(in, i)
 		}

@@ -45,6 +45,17 @@ type InstanceResult struct {
 	System *metrics.Report `json:"system,omitempty"`
 }
 
+// OLTPInstances is how many of the run's instances ran TPC-C.
+func (c *ConsolidationRun) OLTPInstances() int {
+	n := 0
+	for _, in := range c.Instances {
+		if in.Role == RoleOLTP {
+			n++
+		}
+	}
+	return n
+}
+
 // BackupCycle is one backup of the noisy workload, on the step's timeline.
 type BackupCycle struct {
 	Cycle  int     `json:"cycle"`
@@ -271,6 +282,10 @@ func (r *runner) logConsolidation(step Step, c *ConsolidationRun) {
 				}
 			}
 		}
+	}
+	if baseline != nil && baseline.OLTPInstances() != c.OLTPInstances() {
+		fmt.Fprintf(r.opts.Log, "  the baseline ran %d OLTP instances, this run %d: the changes mix the noise with the CPU the others left (baseline: idle compares like with like)\n",
+			baseline.OLTPInstances(), c.OLTPInstances())
 	}
 	for i, in := range c.Instances {
 		switch {
