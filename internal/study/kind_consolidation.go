@@ -108,11 +108,15 @@ func acrossHostsSteps(steps []Step, s *Study, e *Experiment, targets []*Target) 
 }
 
 func (consolidation) describe(st Step) string {
-	what := map[string]string{"": "with noise", BaselineIdle: "without noise, noisy instances idle", BaselineOLTP: "without noise, every instance on TPC-C"}[st.Baseline]
-	if !st.Noisy && st.Baseline == "" {
-		what = "without noise" // a consolidation with no noisy workload at all
+	switch {
+	case st.Noisy:
+		return describeTPCC(st, "with noise")
+	case st.Baseline == BaselineIdle:
+		return describeTPCC(st, "without noise, noisy instances idle")
+	case st.Baseline == BaselineOLTP:
+		return describeTPCC(st, "without noise, every instance on TPC-C")
 	}
-	return describeTPCC(st, what)
+	return describeTPCC(st, "without noise") // a consolidation with no noisy workload at all
 }
 
 func (consolidation) run(ctx context.Context, r *runner, step Step, res *StepResult) error {
@@ -146,6 +150,7 @@ func (c *checker) consolidation(s *Study, i int, e *Experiment) {
 		e.Baseline = BaselineOLTP
 	default:
 		c.errf(p("baseline"), "baseline %q is unknown", "use idle or true, the noisy instances started and doing nothing; oltp, every instance on TPC-C; or false, no baseline", yamlfile.Clip(e.Baseline))
+		e.Baseline = ""
 	}
 	if e.Noisy == nil {
 		if e.Baseline != "" {
