@@ -125,7 +125,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 						return nil, err
 					}
 					targets, servers, notes := mf.serverTargets(ctx, db, u)
-					mon, closeFile, err := mf.monitor(ctx, targets, servers, db, notes, jsonPath, c.OutOrStdout())
+					var cgroups []metrics.CgroupCPU
+					if g, err := lease.CPUGroup(); err == nil && mf.host == "" {
+						cgroups = append(cgroups, g)
+					}
+					mon, closeFile, err := mf.monitor(ctx, targets, servers, cgroups, db, notes, jsonPath, c.OutOrStdout())
 					if err != nil {
 						return nil, err
 					}

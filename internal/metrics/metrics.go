@@ -37,6 +37,8 @@ type Sample struct {
 	// ProcessIO is the database server's I/O by role (one entry per role, of each
 	// server sampled), for a server on this host.
 	ProcessIO []RoleIO `json:"process_io,omitempty"`
+	// GroupCPU is each managed instance's cgroup's CPU use, limit and throttling.
+	GroupCPU []GroupCPU `json:"cgroup_cpu,omitempty"`
 	// Resets names the sources whose counters were reset in this interval (a server
 	// restart): they have no figures here (ErrCounterReset).
 	Resets []string `json:"counter_resets,omitempty"`

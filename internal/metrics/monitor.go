@@ -45,6 +45,8 @@ type Config struct {
 	// Servers are database servers on this host whose processes' I/O is sampled
 	// by role (not with Host: their processes are on that host).
 	Servers []Server
+	// Cgroups are managed instances' control groups whose CPU use is sampled.
+	Cgroups []CgroupCPU
 	// IOLatency is "auto" (trace per-I/O latency when possible), "on" (fail when not
 	// possible) or "off".
 	IOLatency string
@@ -196,6 +198,10 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 		if note != "" {
 			m.sampler.Note("%s", note)
 		}
+	}
+	if len(cfg.Cgroups) > 0 {
+		m.sampler.Add("cgroup_cpu", NewCgroupCPU(cfg.Cgroups))
+		m.report.Sources["cgroup_cpu"] = cgroupCPUSource
 	}
 	cpu, err := NewCPU(cfg.ProcRoot)
 	if err != nil {
