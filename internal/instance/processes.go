@@ -2,6 +2,9 @@ package instance
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance/cgroup"
@@ -64,5 +67,17 @@ func cpuGroup(st *State, name string) (metrics.CgroupCPU, error) {
 	if _, ok := dirs["cpuacct"]; g.Version() == cgroup.V1 && !ok {
 		return metrics.CgroupCPU{}, fmt.Errorf("instance %s's cgroup is in no cpuacct hierarchy (started by an older storbench: restart it)", st.Name)
 	}
-	return metrics.CgroupCPU{Server: name, Dirs: dirs, CPUs: cgroup.CountCPUs(st.CPUs)}, nil
+	grp := metrics.CgroupCPU{Server: name, Dirs: dirs, CPUs: cgroup.CountCPUs(st.CPUs)}
+	if grp.CPUs == 0 {
+		grp.CPUs = runtime.NumCPU()
+	}
+	if t := st.IOThrottle; t != nil {
+		// The disk as /proc/diskstats names it: /sys/dev/block/MAJ:MIN links to it.
+		if link, err := os.Readlink(filepath.Join("/sys/dev/block", t.Device)); err == nil {
+			l := t.Limit
+			grp.IOLimit = &metrics.IOLimit{Device: filepath.Base(link), ReadIOPS: float64(l.ReadIOPS), WriteIOPS: float64(l.WriteIOPS),
+				ReadMBps: float64(l.ReadBPS) / 1e6, WriteMBps: float64(l.WriteBPS) / 1e6}
+		}
+	}
+	return grp, nil
 }

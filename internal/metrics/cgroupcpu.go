@@ -21,8 +21,19 @@ type CgroupCPU struct {
 	// the time used; "cpu", when the group is in it, for a quota and its throttling),
 	// or its one directory under "" (cgroup v2, whose cpu.stat has all of them).
 	Dirs map[string]string
-	// CPUs is how many CPUs the group's cpuset allows (0: every CPU of the host).
+	// CPUs is how many CPUs the group's cpuset allows.
 	CPUs int
+	// IOLimit is the group's I/O throttle, nil when none.
+	IOLimit *IOLimit
+}
+
+// IOLimit is a group's I/O throttle on one disk (0: no limit of that kind).
+type IOLimit struct {
+	Device    string  `json:"device"` // as /proc/diskstats names it
+	ReadIOPS  float64 `json:"read_iops,omitempty"`
+	WriteIOPS float64 `json:"write_iops,omitempty"`
+	ReadMBps  float64 `json:"read_mb_s,omitempty"` // 10^6 bytes per second
+	WriteMBps float64 `json:"write_mb_s,omitempty"`
 }
 
 // GroupCPU is a control group's CPU use over an interval.
@@ -34,6 +45,12 @@ type GroupCPU struct {
 	// LimitCPUs is what the group may use: its CFS quota (quota ÷ period) or its
 	// cpuset's CPU count, the lower; 0 when it has neither (every CPU of the host).
 	LimitCPUs float64 `json:"limit_cpus,omitempty"`
+	// WaitCPUs is the time its tasks were runnable but waiting for a CPU, per
+	// second (/proc/TID/schedstat): CPU it wanted and did not get, from its limit or
+	// from other processes on its CPUs.
+	WaitCPUs float64 `json:"wait_cpus"`
+	// IOLimit is its I/O throttle, for comparing the disk's rates with it.
+	IOLimit *IOLimit `json:"io_limit,omitempty"`
 	// ThrottledPct is the share of the quota's periods in which the group ran out of
 	// quota and was stopped, and ThrottledSeconds the time it was stopped (per CPU
 	// it ran on, summed); both absent without a quota.
@@ -47,6 +64,7 @@ type GroupCPU struct {
 // groupCounters are a group's cumulative CPU counters, in base units.
 type groupCounters struct {
 	usage     float64 // seconds of CPU
+	wait      float64 // seconds runnable, not running
 	periods   uint64
 	throttled uint64  // periods throttled
 	stopped   float64 // seconds throttled
@@ -54,12 +72,12 @@ type groupCounters struct {
 }
 
 func (c groupCounters) minus(p groupCounters) groupCounters {
-	return groupCounters{usage: max(c.usage-p.usage, 0), periods: counterDelta(p.periods, c.periods),
+	return groupCounters{usage: max(c.usage-p.usage, 0), wait: c.wait, periods: counterDelta(p.periods, c.periods),
 		throttled: counterDelta(p.throttled, c.throttled), stopped: max(c.stopped-p.stopped, 0), quota: c.quota}
 }
 
 func (c groupCounters) plus(o groupCounters) groupCounters {
-	return groupCounters{usage: c.usage + o.usage, periods: c.periods + o.periods, throttled: c.throttled + o.throttled,
+	return groupCounters{usage: c.usage + o.usage, wait: c.wait + o.wait, periods: c.periods + o.periods, throttled: c.throttled + o.throttled,
 		stopped: c.stopped + o.stopped, quota: o.quota}
 }
 
@@ -67,13 +85,13 @@ func (c groupCounters) plus(o groupCounters) groupCounters {
 const cgroupCPUSource = "the instance's cgroup: v1 cpuacct.usage, cpu.stat (nr_periods, nr_throttled, throttled_time) and cpu.cfs_quota_us ÷ cpu.cfs_period_us; v2 cpu.stat (usage_usec, nr_periods, nr_throttled, throttled_usec) and cpu.max; used = CPU seconds per second; limit = the quota or the cpuset's CPUs, the lower"
 
 // groupCPUFigures turns an interval's deltas into rates.
-func groupCPUFigures(server string, cpus int, d groupCounters, seconds float64) GroupCPU {
-	g := GroupCPU{Server: server, LimitCPUs: float64(cpus), delta: d, seconds: seconds, cpus: cpus}
+func groupCPUFigures(server string, cpus int, io *IOLimit, d groupCounters, seconds float64) GroupCPU {
+	g := GroupCPU{Server: server, LimitCPUs: float64(cpus), IOLimit: io, delta: d, seconds: seconds, cpus: cpus}
 	if d.quota > 0 && (cpus == 0 || d.quota < float64(cpus)) {
 		g.LimitCPUs = d.quota
 	}
 	if seconds > 0 {
-		g.UsedCPUs = d.usage / seconds
+		g.UsedCPUs, g.WaitCPUs = d.usage/seconds, d.wait/seconds
 	}
 	if d.quota > 0 && seconds > 0 {
 		stopped := d.stopped / seconds
@@ -91,6 +109,9 @@ func groupCPUFigures(server string, cpus int, d groupCounters, seconds float64) 
 type cgroupCPUCollector struct {
 	groups []CgroupCPU
 	prev   []groupCounters
+	// delays are each group's tasks' run-queue delays at the previous reading, by
+	// task id: tasks come and go, so the interval's wait is summed task by task.
+	delays []map[string]uint64
 	clock
 	prevAt time.Time
 }
@@ -102,17 +123,23 @@ func NewCgroupCPU(groups []CgroupCPU) Collector {
 
 func (c *cgroupCPUCollector) Collect(_ context.Context, s *Sample) error {
 	cur := make([]groupCounters, len(c.groups))
+	if c.delays == nil {
+		c.delays = make([]map[string]uint64, len(c.groups))
+	}
 	for i, g := range c.groups {
 		var err error
 		if cur[i], err = readGroupCPU(g.Dirs); err != nil {
 			return err
 		}
+		var wait uint64
+		wait, c.delays[i] = runQueueWait(g.Dirs, c.delays[i])
+		cur[i].wait = float64(wait) / 1e9
 	}
 	now := c.clock.read()
 	if c.prev != nil {
 		seconds := now.Sub(c.prevAt).Seconds()
 		for i, g := range c.groups {
-			s.GroupCPU = append(s.GroupCPU, groupCPUFigures(g.Server, g.CPUs, cur[i].minus(c.prev[i]), seconds))
+			s.GroupCPU = append(s.GroupCPU, groupCPUFigures(g.Server, g.CPUs, g.IOLimit, cur[i].minus(c.prev[i]), seconds))
 		}
 	}
 	c.prev, c.prevAt = cur, now
@@ -183,6 +210,38 @@ func readGroupCPUv2(dir string) (groupCounters, error) {
 		g.quota = float64(q) / float64(p)
 	}
 	return g, nil
+}
+
+// runQueueWait is the run-queue delay the group's tasks (v1 tasks, v2 cgroup.threads)
+// added since prev, and their delays now; a task gone since took its last part
+// with it. Unreadable, it is 0: the other figures stand.
+func runQueueWait(dirs map[string]string, prev map[string]uint64) (uint64, map[string]uint64) {
+	list := filepath.Join(dirs[""], "cgroup.threads")
+	if dir, ok := dirs["cpuacct"]; ok {
+		list = filepath.Join(dir, "tasks")
+	}
+	b, err := os.ReadFile(list)
+	if err != nil {
+		return 0, prev
+	}
+	cur := map[string]uint64{}
+	var wait uint64
+	for _, tid := range strings.Fields(string(b)) {
+		st, err := os.ReadFile(filepath.Join("/proc", tid, "schedstat"))
+		f := strings.Fields(string(st))
+		if err != nil || len(f) < 2 {
+			continue
+		}
+		ns, err := strconv.ParseUint(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		cur[tid] = ns
+		if p, ok := prev[tid]; ok && ns >= p {
+			wait += ns - p
+		}
+	}
+	return wait, cur
 }
 
 // readUint reads a file holding one number.

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/testsupport/cgrouptest"
 )
 
 // A busy loop in a cgroup of its own, held to half a CPU by a CFS quota: the collector
@@ -18,7 +20,7 @@ import (
 // stime over the same interval), at most the quota, the quota as the limit, and the
 // throttling the quota caused.
 func TestCgroupCPUOfABusyLoop(t *testing.T) {
-	dirs := ownCPUGroup(t, 50000, 100000)
+	group := cgrouptest.CPU(t, 50000, 100000)
 	loop := exec.Command("sh", "-c", "read _; while :; do :; done")
 	loop.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := loop.StdinPipe()
@@ -32,14 +34,10 @@ func TestCgroupCPUOfABusyLoop(t *testing.T) {
 		_ = syscall.Kill(-loop.Process.Pid, syscall.SIGKILL)
 		_ = loop.Wait()
 	})
-	for _, d := range dirs {
-		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(loop.Process.Pid)), 0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	group.Add(t, loop.Process.Pid)
 	stdin.Close() // the loop starts inside the group
 
-	c := NewCgroupCPU([]CgroupCPU{{Dirs: dirs}})
+	c := NewCgroupCPU([]CgroupCPU{{Dirs: group.Dirs}})
 	var s Sample
 	if err := c.Collect(context.Background(), &s); err != nil {
 		t.Fatal(err)
@@ -70,43 +68,6 @@ func TestCgroupCPUOfABusyLoop(t *testing.T) {
 	if *g.ThrottledPct < 50 || *g.ThrottledSeconds <= 0 {
 		t.Errorf("throttled in %.0f%% of the periods, %.3f s/s: want most periods throttled", *g.ThrottledPct, *g.ThrottledSeconds)
 	}
-}
-
-// ownCPUGroup makes a cgroup v1 group of the test's own in the cpu and cpuacct
-// hierarchies, with a CFS quota, and removes it at the end (after the test's processes
-// are killed: the cleanups run last-registered first).
-func ownCPUGroup(t *testing.T, quota, period int) map[string]string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("not root: cannot make a cgroup")
-	}
-	dirs := map[string]string{}
-	for _, c := range []string{"cpu", "cpuacct"} {
-		root := filepath.Join("/sys/fs/cgroup", c)
-		if _, err := os.Stat(filepath.Join(root, "tasks")); err != nil {
-			t.Skipf("no cgroup v1 %s hierarchy at %s", c, root)
-		}
-		dir := filepath.Join(root, fmt.Sprintf("storbench-test-%d-%s", os.Getpid(), t.Name()))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			for range 50 { // the killed loop leaves the group when it is reaped
-				if err := syscall.Rmdir(dir); err == nil {
-					return
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			t.Errorf("cannot remove %s", dir)
-		})
-		dirs[c] = dir
-	}
-	for file, v := range map[string]int{"cpu.cfs_period_us": period, "cpu.cfs_quota_us": quota} {
-		if err := os.WriteFile(filepath.Join(dirs["cpu"], file), []byte(strconv.Itoa(v)), 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dirs
 }
 
 // processCPU is a process's user + system time in seconds (/proc/PID/stat).
@@ -161,8 +122,8 @@ func TestCgroupCPUv2(t *testing.T) {
 	if g := s.GroupCPU[0]; g.ThrottledPct != nil || g.LimitCPUs != 1 {
 		t.Errorf("without a quota: %+v", g)
 	}
-	sum := Summarize([]Sample{{T: 1, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, groupCounters{usage: 1}, 1)}},
-		{T: 2, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, groupCounters{usage: 2}, 1)}}}, 0, 2)
+	sum := Summarize([]Sample{{T: 1, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, nil, groupCounters{usage: 1}, 1)}},
+		{T: 2, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, nil, groupCounters{usage: 2}, 1)}}}, 0, 2)
 	if len(sum.GroupCPU) != 1 || !near(sum.GroupCPU[0].UsedCPUs, 1.5) || sum.GroupCPU[0].LimitCPUs != 2 {
 		t.Errorf("window: %+v", sum.GroupCPU)
 	}

@@ -119,5 +119,8 @@ func (s *Sample) fields() []field {
 			fs = append(fs, field{p + "throttled_pct", fixed(*g.ThrottledPct, 1)}, field{p + "throttled_s", fixed(*g.ThrottledSeconds, 3)})
 		}
 	}
+	if s.judged {
+		fs = append(fs, field{"bottleneck", s.Bottleneck})
+	}
 	return fs
 }

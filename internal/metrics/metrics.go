@@ -44,6 +44,10 @@ type Sample struct {
 	Resets []string `json:"counter_resets,omitempty"`
 	// Scrape says when a remote host's figures were read (node_exporter only).
 	Scrape *Scrape `json:"scrape,omitempty"`
+	// Bottleneck is what limited the interval, judged from its figures alone
+	// (Monitor.JudgeEach), for the timeline.
+	Bottleneck string `json:"bottleneck,omitempty"`
+	judged     bool
 }
 
 // CPUTimes are cumulative times of all CPUs in each state, in any one unit (/proc/stat

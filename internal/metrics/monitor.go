@@ -234,6 +234,10 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 // from New, so that a caller creates its file only once New has accepted the rest.
 func (m *Monitor) StreamCSV(w io.Writer) { m.sampler.sink = NewCSVWriter(w) }
 
+// JudgeEach names each sample's bottleneck with judge as it is taken (the CSV's
+// bottleneck column), from Start on.
+func (m *Monitor) JudgeEach(judge func(*Sample) string) { m.sampler.judge = judge }
+
 // Note adds something the report must say.
 func (m *Monitor) Note(note string) { m.sampler.Note("%s", note) }
 

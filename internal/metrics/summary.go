@@ -22,6 +22,7 @@ type Summary struct {
 	ProcessIO []RoleTotal `json:"process_io,omitempty"`
 	// GroupCPU is each managed instance's cgroup's CPU over the window.
 	GroupCPU []GroupCPU `json:"cgroup_cpu,omitempty"`
+	Waits    *Waits     `json:"waits,omitempty"`
 }
 
 // inWindow tells whether most of a sample's interval lies in (from, to]: its
@@ -133,7 +134,7 @@ func (g *groupSums) add(cpus []GroupCPU) {
 		}
 		o := &g.order[i]
 		// Limits are levels: the last interval's.
-		o.delta, o.seconds, o.cpus = o.delta.plus(c.delta), o.seconds+c.seconds, c.cpus
+		o.delta, o.seconds, o.cpus, o.IOLimit = o.delta.plus(c.delta), o.seconds+c.seconds, c.cpus, c.IOLimit
 	}
 }
 
@@ -141,7 +142,7 @@ func (g *groupSums) add(cpus []GroupCPU) {
 func (g *groupSums) totals() []GroupCPU {
 	var out []GroupCPU
 	for _, o := range g.order {
-		out = append(out, groupCPUFigures(o.Server, o.cpus, o.delta, o.seconds))
+		out = append(out, groupCPUFigures(o.Server, o.cpus, o.IOLimit, o.delta, o.seconds))
 	}
 	return out
 }
