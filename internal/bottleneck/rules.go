@@ -164,10 +164,10 @@ func rules(o observed) *Verdict {
 		demand = *o.client.Demand
 	}
 	if o.client.CPUs > 0 && demand >= clientDemand {
-		return &Verdict{Kind: Client, Detail: "client (the driver)", Figures: o.with(clientFigure, waitClass(metrics.WaitClient))}
+		return &Verdict{Kind: Client, Detail: "client (the driver)", Figures: o.with(clientFigure, waitClass(metrics.WaitClient), groupCPUFigure, cpuFigure)}
 	}
 	if o.waits != nil && o.waits.Pct(metrics.WaitClient) >= clientWaitPct {
-		return &Verdict{Kind: Client, Detail: "client (the driver)", Figures: o.with(waitClass(metrics.WaitClient), clientFigure)}
+		return &Verdict{Kind: Client, Detail: "client (the driver)", Figures: o.with(waitClass(metrics.WaitClient), clientFigure, groupCPUFigure, cpuFigure)}
 	}
 	cpuFull, cpuDetail, cpuFig := o.cpuSaturated()
 	if o.waits != nil {
@@ -176,7 +176,7 @@ func rules(o observed) *Verdict {
 	note := "wait shares unavailable: decided from the host's, the cgroup's, the disks' and the driver's figures"
 	// The instance's own limits first: a host busy with other work does not make
 	// an instance that waits on its I/O throttle CPU-bound.
-	if cpuFull && o.group != nil && strings.HasPrefix(cpuDetail, "cpu (instance") {
+	if cpuFull && o.group != nil && o.group.Limited {
 		return &Verdict{Kind: CPU, Detail: cpuDetail, Figures: o.with(cpuFig, cpuFigure), Note: note}
 	}
 	if pct, what := o.atIOLimit(); pct >= ioLimitPct {
@@ -201,7 +201,11 @@ func (o observed) cpuSaturated() (bool, string, figureOf) {
 	if g := o.group; g != nil && g.LimitCPUs > 0 {
 		throttled := g.ThrottledPct != nil && *g.ThrottledPct >= instanceUsePct
 		if use(g) >= instanceUsePct || throttled {
-			return true, fmt.Sprintf("cpu (instance limit %g CPU)", g.LimitCPUs), func(observed) (Figure, bool) { return groupFigure(g), true }
+			detail := "cpu (database host)"
+			if g.Limited {
+				detail = fmt.Sprintf("cpu (instance limit %g CPU)", g.LimitCPUs)
+			}
+			return true, detail, func(observed) (Figure, bool) { return groupFigure(g), true }
 		}
 	}
 	if c := o.cpu; c != nil && c.Idle+c.IOWait <= hostFreePct {

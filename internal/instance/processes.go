@@ -67,7 +67,7 @@ func cpuGroup(st *State, name string) (metrics.CgroupCPU, error) {
 	if _, ok := dirs["cpuacct"]; g.Version() == cgroup.V1 && !ok {
 		return metrics.CgroupCPU{}, fmt.Errorf("instance %s's cgroup is in no cpuacct hierarchy (started by an older storbench: restart it)", st.Name)
 	}
-	grp := metrics.CgroupCPU{Server: name, Dirs: dirs, CPUs: cgroup.CountCPUs(st.CPUs)}
+	grp := metrics.CgroupCPU{Server: name, Dirs: dirs, CPUs: cgroup.CountCPUs(st.CPUs), Cpuset: st.CPUs != ""}
 	if grp.CPUs == 0 {
 		grp.CPUs = runtime.NumCPU()
 	}

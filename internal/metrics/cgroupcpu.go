@@ -21,8 +21,10 @@ type CgroupCPU struct {
 	// the time used; "cpu", when the group is in it, for a quota and its throttling),
 	// or its one directory under "" (cgroup v2, whose cpu.stat has all of them).
 	Dirs map[string]string
-	// CPUs is how many CPUs the group's cpuset allows.
-	CPUs int
+	// CPUs is how many CPUs the group's cpuset allows, and Cpuset whether that is a
+	// limit of the group's or the host's CPUs.
+	CPUs   int
+	Cpuset bool
 	// IOLimit is the group's I/O throttle, nil when none.
 	IOLimit *IOLimit
 }
@@ -45,6 +47,8 @@ type GroupCPU struct {
 	// LimitCPUs is what the group may use: its CFS quota (quota ÷ period) or its
 	// cpuset's CPU count, the lower; 0 when it has neither (every CPU of the host).
 	LimitCPUs float64 `json:"limit_cpus,omitempty"`
+	// Limited: the limit is the group's (a cpuset or a quota), not the host's CPUs.
+	Limited bool `json:"limited,omitempty"`
 	// WaitCPUs is the time its tasks were runnable but waiting for a CPU, per
 	// second (/proc/TID/schedstat): CPU it wanted and did not get, from its limit or
 	// from other processes on its CPUs.
@@ -59,6 +63,7 @@ type GroupCPU struct {
 	delta            groupCounters
 	seconds          float64
 	cpus             int // the cpuset's
+	cpuset           bool
 }
 
 // groupCounters are a group's cumulative CPU counters, in base units.
@@ -85,10 +90,10 @@ func (c groupCounters) plus(o groupCounters) groupCounters {
 const cgroupCPUSource = "the instance's cgroup: v1 cpuacct.usage, cpu.stat (nr_periods, nr_throttled, throttled_time) and cpu.cfs_quota_us ÷ cpu.cfs_period_us; v2 cpu.stat (usage_usec, nr_periods, nr_throttled, throttled_usec) and cpu.max; used = CPU seconds per second; limit = the quota or the cpuset's CPUs, the lower"
 
 // groupCPUFigures turns an interval's deltas into rates.
-func groupCPUFigures(server string, cpus int, io *IOLimit, d groupCounters, seconds float64) GroupCPU {
-	g := GroupCPU{Server: server, LimitCPUs: float64(cpus), IOLimit: io, delta: d, seconds: seconds, cpus: cpus}
+func groupCPUFigures(server string, cpus int, cpuset bool, io *IOLimit, d groupCounters, seconds float64) GroupCPU {
+	g := GroupCPU{Server: server, LimitCPUs: float64(cpus), Limited: cpuset, IOLimit: io, delta: d, seconds: seconds, cpus: cpus, cpuset: cpuset}
 	if d.quota > 0 && (cpus == 0 || d.quota < float64(cpus)) {
-		g.LimitCPUs = d.quota
+		g.LimitCPUs, g.Limited = d.quota, true
 	}
 	if seconds > 0 {
 		g.UsedCPUs, g.WaitCPUs = d.usage/seconds, d.wait/seconds
@@ -139,7 +144,7 @@ func (c *cgroupCPUCollector) Collect(_ context.Context, s *Sample) error {
 	if c.prev != nil {
 		seconds := now.Sub(c.prevAt).Seconds()
 		for i, g := range c.groups {
-			s.GroupCPU = append(s.GroupCPU, groupCPUFigures(g.Server, g.CPUs, g.IOLimit, cur[i].minus(c.prev[i]), seconds))
+			s.GroupCPU = append(s.GroupCPU, groupCPUFigures(g.Server, g.CPUs, g.Cpuset, g.IOLimit, cur[i].minus(c.prev[i]), seconds))
 		}
 	}
 	c.prev, c.prevAt = cur, now

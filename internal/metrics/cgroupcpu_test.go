@@ -97,7 +97,7 @@ func TestCgroupCPUv2(t *testing.T) {
 	write("cpu.stat", fmt.Sprintf(stat, 1_000_000, 10, 0, 0))
 	write("cpu.max", "150000 100000\n")
 	now := time.Unix(100, 0)
-	c := &cgroupCPUCollector{groups: []CgroupCPU{{Server: "a", Dirs: map[string]string{"": dir}, CPUs: 1}}, clock: clock{func() time.Time { return now }}}
+	c := &cgroupCPUCollector{groups: []CgroupCPU{{Server: "a", Dirs: map[string]string{"": dir}, CPUs: 1, Cpuset: true}}, clock: clock{func() time.Time { return now }}}
 	var s Sample
 	if err := c.Collect(context.Background(), &s); err != nil {
 		t.Fatal(err)
@@ -122,8 +122,8 @@ func TestCgroupCPUv2(t *testing.T) {
 	if g := s.GroupCPU[0]; g.ThrottledPct != nil || g.LimitCPUs != 1 {
 		t.Errorf("without a quota: %+v", g)
 	}
-	sum := Summarize([]Sample{{T: 1, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, nil, groupCounters{usage: 1}, 1)}},
-		{T: 2, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, nil, groupCounters{usage: 2}, 1)}}}, 0, 2)
+	sum := Summarize([]Sample{{T: 1, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, true, nil, groupCounters{usage: 1}, 1)}},
+		{T: 2, Seconds: 1, GroupCPU: []GroupCPU{groupCPUFigures("a", 2, true, nil, groupCounters{usage: 2}, 1)}}}, 0, 2)
 	if len(sum.GroupCPU) != 1 || !near(sum.GroupCPU[0].UsedCPUs, 1.5) || sum.GroupCPU[0].LimitCPUs != 2 {
 		t.Errorf("window: %+v", sum.GroupCPU)
 	}

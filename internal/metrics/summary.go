@@ -134,7 +134,7 @@ func (g *groupSums) add(cpus []GroupCPU) {
 		}
 		o := &g.order[i]
 		// Limits are levels: the last interval's.
-		o.delta, o.seconds, o.cpus, o.IOLimit = o.delta.plus(c.delta), o.seconds+c.seconds, c.cpus, c.IOLimit
+		o.delta, o.seconds, o.cpus, o.cpuset, o.IOLimit = o.delta.plus(c.delta), o.seconds+c.seconds, c.cpus, c.cpuset, c.IOLimit
 	}
 }
 
@@ -142,7 +142,7 @@ func (g *groupSums) add(cpus []GroupCPU) {
 func (g *groupSums) totals() []GroupCPU {
 	var out []GroupCPU
 	for _, o := range g.order {
-		out = append(out, groupCPUFigures(o.Server, o.cpus, o.IOLimit, o.delta, o.seconds))
+		out = append(out, groupCPUFigures(o.Server, o.cpus, o.cpuset, o.IOLimit, o.delta, o.seconds))
 	}
 	return out
 }
