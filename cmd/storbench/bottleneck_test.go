@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,16 +34,18 @@ func verdictInstance(t *testing.T, name, dir string, create ...string) string {
 	return dsn
 }
 
-// runVerdict runs storbench run with args (in-process) and returns its result, whose
-// verdict the summary must have printed and the JSON hold.
+// runVerdict runs storbench run with args and returns its result, whose verdict the
+// summary must have printed and the JSON hold. The run is a process of its own: the
+// driver's figures are the whole process's CPU and run-queue wait, which in-process
+// they would share with the other tests running beside it (and their GOMAXPROCS).
 func runVerdict(t *testing.T, args ...string) *driver.Result {
 	t.Helper()
 	jsonPath := filepath.Join(t.TempDir(), "run.json")
-	code, out, errOut := storbench(t, append([]string{"run", "--json", jsonPath}, args...)...)
-	if code != 0 {
-		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	out, err := binaryIn{}.command(t, append([]string{"run", "--json", jsonPath}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
 	}
-	return verdictOf(t, jsonPath, out)
+	return verdictOf(t, jsonPath, string(out))
 }
 
 // verdictOf reads a run's result and checks that its output printed the verdict.
@@ -69,8 +72,13 @@ func verdictOf(t *testing.T, jsonPath, out string) *driver.Result {
 func wantVerdict(t *testing.T, res *driver.Result, kind string) {
 	t.Helper()
 	if v := res.Bottleneck; v.Kind != kind || len(v.Figures) < 2 {
-		t.Errorf("bottleneck %s, want %s with at least two figures; NOPM %.0f, client CPU %+v, system %+v",
-			v, kind, res.NOPMDB, res.ClientCPU, res.System.Summary)
+		c := res.ClientCPU
+		demand := "unknown"
+		if c.Demand != nil {
+			demand = fmt.Sprintf("%.0f%% (%.2f s waiting for a CPU)", *c.Demand*100, *c.WaitSeconds)
+		}
+		t.Errorf("bottleneck %s, want %s with at least two figures; NOPM %.0f, driver CPU %.0f%%, demand %s; cpu %+v, cgroup %+v",
+			v, kind, res.NOPMDB, c.Utilization*100, demand, res.System.Summary.CPU, res.System.Summary.GroupCPU)
 	}
 }
 

@@ -51,6 +51,17 @@ type Driver struct {
 	// threads waited for a CPU (nil when unknown).
 	Utilization float64
 	Demand      *float64
+	// QuotaCPUs is its cgroup's CFS quota in CPUs (0: none).
+	QuotaCPUs float64
+}
+
+// quotaUse is the driver's CPU use in % of its cgroup's quota, when that is below its
+// client CPUs; 0 otherwise.
+func (d Driver) quotaUse() float64 {
+	if d.QuotaCPUs <= 0 || d.QuotaCPUs >= float64(d.CPUs) {
+		return 0
+	}
+	return 100 * d.Utilization * float64(d.CPUs) / d.QuotaCPUs
 }
 
 // String is the verdict in one line: "storage (reads) — data disk busy 97%, …".
@@ -60,7 +71,7 @@ func (v *Verdict) String() string {
 	}
 	var figs []string
 	for _, f := range v.Figures {
-		figs = append(figs, f.text())
+		figs = append(figs, f.Text())
 	}
 	s := v.Detail
 	if len(figs) > 0 {
@@ -72,7 +83,8 @@ func (v *Verdict) String() string {
 	return s
 }
 
-func (f Figure) text() string {
+// Text is the figure as the summary line shows it: "data disk busy 97%".
+func (f Figure) Text() string {
 	switch f.Unit {
 	case "%":
 		return fmt.Sprintf("%s %.0f%%", f.Name, f.Value)
@@ -89,7 +101,12 @@ func Judge(s *metrics.Summary, c Driver) *Verdict {
 	if s == nil || (s.CPU == nil && len(s.GroupCPU) == 0 && s.Waits == nil) {
 		return nil
 	}
-	return rules(observe(s, c))
+	o := observe(s, c)
+	v := rules(o)
+	if o.waits == nil {
+		v.Note = "wait shares unavailable: decided from the host's, the cgroup's, the disks' and the driver's figures"
+	}
+	return v
 }
 
 // WriteText prints the verdict as the run summary's closing line; nothing when there

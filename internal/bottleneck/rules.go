@@ -166,6 +166,10 @@ func rules(o observed) *Verdict {
 	if o.client.CPUs > 0 && demand >= clientDemand {
 		return &Verdict{Kind: Client, Detail: "client (the driver)", Figures: o.with(clientFigure, waitClass(metrics.WaitClient), groupCPUFigure, cpuFigure)}
 	}
+	if o.client.quotaUse() >= 100*clientDemand {
+		return &Verdict{Kind: Client, Detail: fmt.Sprintf("client (the driver, its cgroup's quota of %g CPU)", o.client.QuotaCPUs),
+			Figures: o.with(quotaFigure, groupCPUFigure, cpuFigure)}
+	}
 	if o.waits != nil && o.waits.Pct(metrics.WaitClient) >= clientWaitPct {
 		return &Verdict{Kind: Client, Detail: "client (the driver)", Figures: o.with(waitClass(metrics.WaitClient), clientFigure, groupCPUFigure, cpuFigure)}
 	}
@@ -173,26 +177,25 @@ func rules(o observed) *Verdict {
 	if o.waits != nil {
 		return o.byWaits(cpuFull, cpuDetail, cpuFig)
 	}
-	note := "wait shares unavailable: decided from the host's, the cgroup's, the disks' and the driver's figures"
 	// The instance's own limits first: a host busy with other work does not make
 	// an instance that waits on its I/O throttle CPU-bound.
 	if cpuFull && o.group != nil && o.group.Limited {
-		return &Verdict{Kind: CPU, Detail: cpuDetail, Figures: o.with(cpuFig, cpuFigure), Note: note}
+		return &Verdict{Kind: CPU, Detail: cpuDetail, Figures: o.with(cpuFig, cpuFigure)}
 	}
 	if pct, what := o.atIOLimit(); pct >= ioLimitPct {
 		detail := "storage (writes at the instance's I/O limit)"
 		if strings.HasPrefix(what, "read") {
 			detail = "storage (reads at the instance's I/O limit)"
 		}
-		return &Verdict{Kind: Storage, Detail: detail, Figures: o.with(ioLimitFigure, groupCPUFigure, cpuFigure), Note: note}
+		return &Verdict{Kind: Storage, Detail: detail, Figures: o.with(ioLimitFigure, groupCPUFigure, cpuFigure)}
 	}
 	if o.storageWithoutWaits() {
-		return &Verdict{Kind: Storage, Detail: o.storageDetail(), Figures: o.with(ioFigure, diskFigure, cpuFigure), Note: note}
+		return &Verdict{Kind: Storage, Detail: o.storageDetail(), Figures: o.with(ioFigure, diskFigure, cpuFigure)}
 	}
 	if cpuFull {
-		return &Verdict{Kind: CPU, Detail: cpuDetail, Figures: o.with(cpuFig, groupCPUFigure, ioFigure), Note: note}
+		return &Verdict{Kind: CPU, Detail: cpuDetail, Figures: o.with(cpuFig, groupCPUFigure, ioFigure)}
 	}
-	return &Verdict{Kind: Mixed, Detail: "mixed (no resource saturated)", Figures: o.with(cpuFigure, groupCPUFigure, ioFigure, diskFigure, clientFigure), Note: note}
+	return &Verdict{Kind: Mixed, Detail: "mixed (no resource saturated)", Figures: o.with(cpuFigure, groupCPUFigure, ioFigure, diskFigure, clientFigure)}
 }
 
 // cpuSaturated tells whether the database had no more CPU: its cgroup at its limit,
@@ -287,11 +290,12 @@ func (o observed) storageDetail() string {
 // figureOf gives a figure when the window has it.
 type figureOf func(observed) (Figure, bool)
 
-// with is the figures that are known, in order, at most three.
+// with is the figures that are known, in order, each once, at most three.
 func (o observed) with(figs ...figureOf) []Figure {
 	var out []Figure
 	for _, f := range figs {
-		if fig, ok := f(o); ok && len(out) < 3 {
+		fig, ok := f(o)
+		if ok && len(out) < 3 && !slices.ContainsFunc(out, func(g Figure) bool { return g.Name == fig.Name }) {
 			out = append(out, fig)
 		}
 	}
@@ -339,6 +343,11 @@ func diskFigure(o observed) (Figure, bool) {
 		return Figure{"data disk read await", d.ReadAwaitMs, "ms", "/proc/diskstats " + d.Device + ": read I/O time ÷ reads"}, true
 	}
 	return Figure{"data disk busy", d.BusyPct, "%", "/proc/diskstats " + d.Device + ": time with I/O in flight"}, true
+}
+
+func quotaFigure(o observed) (Figure, bool) {
+	return Figure{fmt.Sprintf("driver CPU, of its cgroup's quota of %g CPU,", o.client.QuotaCPUs), o.client.quotaUse(), "%",
+		"client CPU time ÷ (window × the quota of its cgroup: cpu.cfs_quota_us ÷ cpu.cfs_period_us, or cpu.max)"}, true
 }
 
 func groupCPUFigure(o observed) (Figure, bool) {

@@ -162,11 +162,15 @@ type ClientCPU struct {
 	// client CPUs the driver ran or wanted to run. Near 1 it set the pace even when
 	// other processes kept its Utilization low.
 	Demand *float64 `json:"demand,omitempty"`
+	// QuotaCPUs is the CFS quota of this process's cgroup, in CPUs, when one is set:
+	// the driver could use no more, whatever --client-cpus.
+	QuotaCPUs float64 `json:"quota_cpus,omitempty"`
 }
 
 // DriverFigures are what the bottleneck verdict reads of the driver.
 func (r *Result) DriverFigures() bottleneck.Driver {
-	return bottleneck.Driver{CPUs: r.Config.ClientCPUs, Users: r.Config.Users, Utilization: r.ClientCPU.Utilization, Demand: r.ClientCPU.Demand}
+	c := r.ClientCPU
+	return bottleneck.Driver{CPUs: r.Config.ClientCPUs, Users: r.Config.Users, Utilization: c.Utilization, Demand: c.Demand, QuotaCPUs: c.QuotaCPUs}
 }
 
 // clientBound is the utilization above which a result warns that the driver, not the
@@ -255,6 +259,7 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	res.ErrorsByKind = kinds
 	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
+	res.ClientCPU.QuotaCPUs = cpuQuota()
 	if secs := res.End.Sub(res.Start).Seconds() * float64(cfg.ClientCPUs); secs > 0 {
 		c := &res.ClientCPU
 		c.Utilization = (c.UserSeconds + c.SystemSeconds) / secs
