@@ -64,9 +64,14 @@ func TestCgroupCPUOfABusyLoop(t *testing.T) {
 	if g.LimitCPUs != 0.5 {
 		t.Errorf("limit %g CPUs, want the quota's 0.5", g.LimitCPUs)
 	}
-	// A loop that wants a whole CPU runs out of a half-CPU quota in every period.
-	if *g.ThrottledPct < 50 || *g.ThrottledSeconds <= 0 {
-		t.Errorf("throttled in %.0f%% of the periods, %.3f s/s: want most periods throttled", *g.ThrottledPct, *g.ThrottledSeconds)
+	// A loop that wants a whole CPU runs out of a half-CPU quota in every period
+	// it gets its half in; on a busy machine other processes take some of its CPU
+	// time first (measured: 0.43 CPU used, 37% of the periods throttled).
+	if *g.ThrottledPct <= 0 || *g.ThrottledSeconds <= 0 {
+		t.Errorf("throttled in %.0f%% of the periods, %.3f s/s: want throttling", *g.ThrottledPct, *g.ThrottledSeconds)
+	}
+	if charged >= 0.45 && *g.ThrottledPct < 50 {
+		t.Errorf("the loop got %.3f CPU, near its quota, but was throttled in only %.0f%% of the periods", charged, *g.ThrottledPct)
 	}
 }
 
