@@ -148,4 +148,7 @@ func TestBottleneckClient(t *testing.T) {
 	}
 	res := verdictOf(t, jsonPath, out.String())
 	wantVerdict(t, res, bottleneck.Client)
+	if q := res.ClientCPU.QuotaCPUs; q != 0.01 {
+		t.Errorf("the result records the driver's quota as %g CPU, want its cgroup's 0.01", q)
+	}
 }

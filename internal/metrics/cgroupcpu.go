@@ -171,18 +171,7 @@ func readGroupCPU(dirs map[string]string) (groupCounters, error) {
 	if !ok {
 		return g, nil // no quota: nothing throttles the group
 	}
-	quota, err := os.ReadFile(filepath.Join(cpu, "cpu.cfs_quota_us"))
-	if err != nil {
-		return g, err
-	}
-	period, err := readUint(filepath.Join(cpu, "cpu.cfs_period_us"))
-	if err != nil {
-		return g, err
-	}
-	// -1: no quota.
-	if q, err := strconv.ParseInt(strings.TrimSpace(string(quota)), 10, 64); err == nil && q > 0 && period > 0 {
-		g.quota = float64(q) / float64(period)
-	}
+	g.quota = CPUQuota(cpu)
 	stat, err := keyed(filepath.Join(cpu, "cpu.stat"))
 	if err != nil {
 		return g, err
@@ -201,20 +190,43 @@ func readGroupCPUv2(dir string) (groupCounters, error) {
 	}
 	g.usage = float64(stat["usage_usec"]) / 1e6
 	g.periods, g.throttled, g.stopped = stat["nr_periods"], stat["nr_throttled"], float64(stat["throttled_usec"])/1e6
-	b, err := os.ReadFile(filepath.Join(dir, "cpu.max"))
-	if os.IsNotExist(err) {
-		return g, nil // the cpu controller is not enabled for the group: no quota
-	}
-	if err != nil {
-		return g, err
-	}
-	quota, period, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
-	q, qerr := strconv.ParseUint(quota, 10, 64)
-	p, perr := strconv.ParseUint(period, 10, 64)
-	if qerr == nil && perr == nil && p > 0 {
-		g.quota = float64(q) / float64(p)
-	}
+	g.quota = CPUQuota(dir)
 	return g, nil
+}
+
+// CPUQuota is a cgroup directory's CFS quota in CPUs: v2 cpu.max ("max 100000": none;
+// absent without the cpu controller), v1 cpu.cfs_quota_us ÷ cpu.cfs_period_us (-1:
+// none); 0 for none or unreadable.
+func CPUQuota(dir string) float64 {
+	var quota, period string
+	if b, err := os.ReadFile(filepath.Join(dir, "cpu.max")); err == nil {
+		quota, period, _ = strings.Cut(strings.TrimSpace(string(b)), " ")
+	} else {
+		q, err1 := os.ReadFile(filepath.Join(dir, "cpu.cfs_quota_us"))
+		p, err2 := os.ReadFile(filepath.Join(dir, "cpu.cfs_period_us"))
+		if err1 != nil || err2 != nil {
+			return 0
+		}
+		quota, period = strings.TrimSpace(string(q)), strings.TrimSpace(string(p))
+	}
+	q, err1 := strconv.ParseFloat(quota, 64)
+	p, err2 := strconv.ParseFloat(period, 64)
+	if err1 != nil || err2 != nil || q <= 0 || p <= 0 {
+		return 0
+	}
+	return q / p
+}
+
+// RunQueueDelay is a task's time runnable but not running, in ns: the second field
+// of its schedstat file (/proc/TID/schedstat); false when unreadable (the task ended).
+func RunQueueDelay(schedstat string) (uint64, bool) {
+	b, err := os.ReadFile(schedstat)
+	f := strings.Fields(string(b))
+	if err != nil || len(f) < 2 {
+		return 0, false
+	}
+	ns, err := strconv.ParseUint(f[1], 10, 64)
+	return ns, err == nil
 }
 
 // runQueueWait is the run-queue delay the group's tasks (v1 tasks, v2 cgroup.threads)
@@ -232,13 +244,8 @@ func runQueueWait(dirs map[string]string, prev map[string]uint64) (uint64, map[s
 	cur := map[string]uint64{}
 	var wait uint64
 	for _, tid := range strings.Fields(string(b)) {
-		st, err := os.ReadFile(filepath.Join("/proc", tid, "schedstat"))
-		f := strings.Fields(string(st))
-		if err != nil || len(f) < 2 {
-			continue
-		}
-		ns, err := strconv.ParseUint(f[1], 10, 64)
-		if err != nil {
+		ns, ok := RunQueueDelay(filepath.Join("/proc", tid, "schedstat"))
+		if !ok {
 			continue
 		}
 		cur[tid] = ns
