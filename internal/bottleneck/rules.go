@@ -1,6 +1,7 @@
 package bottleneck
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,25 +85,18 @@ func observe(s *metrics.Summary, c Driver) observed {
 	// The data disk: the one the instance's I/O throttle names, else the first
 	// that holds data (a loop device comes before the disk under its file), else
 	// the WAL's.
-	for i := range s.Disks {
-		d := &s.Disks[i]
-		switch {
-		case o.group != nil && o.group.IOLimit != nil && o.group.IOLimit.Device == d.Device:
-			return withData(o, d)
-		case o.data == nil && slices.Contains(d.Roles, "data"):
-			o.data = d
+	for _, role := range []string{"data", "wal"} {
+		for i := range s.Disks {
+			d := &s.Disks[i]
+			if o.group != nil && o.group.IOLimit != nil && o.group.IOLimit.Device == d.Device {
+				o.data = d
+				return o
+			}
+			if o.data == nil && slices.Contains(d.Roles, role) {
+				o.data = d
+			}
 		}
 	}
-	for i := range s.Disks {
-		if o.data == nil && slices.Contains(s.Disks[i].Roles, "wal") {
-			o.data = &s.Disks[i]
-		}
-	}
-	return o
-}
-
-func withData(o observed, d *metrics.Disk) observed {
-	o.data = d
 	return o
 }
 
@@ -242,25 +236,14 @@ func (o observed) byWaits(cpuFull bool, cpuDetail string, cpuFig figureOf) *Verd
 		return &Verdict{Kind: CPU, Detail: cpuDetail, Figures: o.with(cpuFig, waitClass(metrics.WaitCPU))}
 	}
 	// Nothing past its threshold: the two largest shares name the mix.
-	shares := []struct {
+	type share struct {
 		name string
 		pct  float64
 		fig  figureOf
-	}{{CPU, onCPU, waitClass(metrics.WaitCPU)}, {Storage, storage, waitClass(metrics.WaitDataIO)}, {Locks, locks, waitClass(metrics.WaitLock)},
+	}
+	shares := []share{{CPU, onCPU, waitClass(metrics.WaitCPU)}, {Storage, storage, waitClass(metrics.WaitDataIO)}, {Locks, locks, waitClass(metrics.WaitLock)},
 		{Client, w.Pct(metrics.WaitClient), waitClass(metrics.WaitClient)}}
-	slices.SortStableFunc(shares, func(a, b struct {
-		name string
-		pct  float64
-		fig  figureOf
-	}) int {
-		switch {
-		case a.pct > b.pct:
-			return -1
-		case a.pct < b.pct:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(shares, func(a, b share) int { return cmp.Compare(b.pct, a.pct) })
 	return &Verdict{Kind: Mixed, Detail: fmt.Sprintf("mixed (%s, %s)", shares[0].name, shares[1].name),
 		Figures: o.with(shares[0].fig, shares[1].fig, cpuFig)}
 }
