@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/check"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
@@ -125,7 +126,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 						return nil, err
 					}
 					targets, servers, notes := mf.serverTargets(ctx, db, u)
-					mon, closeFile, err := mf.monitor(ctx, targets, servers, db, notes, jsonPath, c.OutOrStdout())
+					var cgroups []metrics.CgroupCPU
+					if g, err := lease.CPUGroup(); err == nil && mf.host == "" {
+						cgroups = append(cgroups, g)
+					}
+					mon, closeFile, err := mf.monitor(ctx, targets, servers, cgroups, db, notes, jsonPath, c.OutOrStdout())
 					if err != nil {
 						return nil, err
 					}
@@ -159,6 +164,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if res.System != nil {
 				metrics.WriteText(c.OutOrStdout(), res.System, "means over the timed window")
 			}
+			bottleneck.WriteText(c.OutOrStdout(), res.Bottleneck)
 			kept := "the result above"
 			if jsonPath != "" {
 				if err := writeJSON(c, jsonTarget(jsonPath), res); err != nil {

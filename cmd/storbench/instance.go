@@ -481,7 +481,7 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 		} else {
 			notes = append(notes, fmt.Sprintf("no I/O by process role: %v", err))
 		}
-		m, closeCSV, err := a.metrics.monitor(c.Context(), transferTargets(st, abs), servers, nil, notes, a.jsonPath, c.OutOrStdout())
+		m, closeCSV, err := a.metrics.monitor(c.Context(), transferTargets(st, abs), servers, nil, nil, notes, a.jsonPath, c.OutOrStdout())
 		if err != nil {
 			return err
 		}

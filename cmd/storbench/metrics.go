@@ -71,14 +71,14 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u 
 }
 
 // monitor prepares sampling of the targets and --path directories, the servers'
-// processes, and db's counters when db is not nil. The returned function ends the
-// CSV file.
-func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, servers []metrics.Server, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
+// processes and cgroups, and db's counters when db is not nil. The returned function
+// ends the CSV file.
+func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, servers []metrics.Server, cgroups []metrics.CgroupCPU, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
 	if err := errors.Join(metrics.CheckInterval("--metrics-interval", f.interval), metrics.CheckIOLatency("--io-latency", f.latency)); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency, Database: db,
-		Targets: targets, Servers: servers}
+		Targets: targets, Servers: servers, Cgroups: cgroups}
 	for _, p := range f.paths {
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
 	}
@@ -170,7 +170,7 @@ func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, dur
 		observer = db
 		targets, servers, notes = f.serverTargets(ctx, db, u)
 	}
-	mon, closeCSV, err := f.monitor(ctx, targets, servers, observer, notes, jsonPath, out)
+	mon, closeCSV, err := f.monitor(ctx, targets, servers, nil, observer, notes, jsonPath, out)
 	if err != nil {
 		return err
 	}

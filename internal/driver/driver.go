@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -500,8 +499,8 @@ func homesOf(i, users, warehouses int) []int {
 // window is what the watcher measured at the window's edges.
 type window struct {
 	before, after engine.Counters
-	cpuBefore     syscall.Rusage
-	cpuAfter      syscall.Rusage
+	cpuBefore     cpuReading
+	cpuAfter      cpuReading
 	timeline      []Second
 	// end is when the window ended: its planned end, or the interruption.
 	end time.Time
@@ -548,14 +547,14 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 		case <-ctx.Done():
 			return r.interrupt(ctx, w, &s, ctx.Err())
 		case <-startTimer.C:
-			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuBefore)
+			w.cpuBefore = readCPU()
 			c, err := r.counters(ctx, startPatience)
 			if err != nil {
 				return nil, fmt.Errorf("read database counters at the window's start: %w", err)
 			}
 			w.before = c
 		case now := <-endTimer.C:
-			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
+			w.cpuAfter = readCPU()
 			w.end = r.windowEnd
 			w.timeline = append(w.timeline, s.sample(now))
 			// The window is measured: a server that does not answer (or Ctrl-C while
@@ -596,7 +595,7 @@ func (r *run) interrupt(ctx context.Context, w *window, s *sampler, cause error)
 		return nil, cause
 	}
 	r.cut.Store(now.UnixNano())
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &w.cpuAfter)
+	w.cpuAfter = readCPU()
 	w.end, w.interrupted = now, cause
 	w.timeline = append(w.timeline, s.sample(now))
 	if ctx.Err() != nil {

@@ -78,8 +78,15 @@ func WriteText(out io.Writer, res *Result) error {
 		fmt.Fprintln(out)
 	}
 	cpu := res.ClientCPU
-	fmt.Fprintf(out, "\nclient CPU: %.1f µs per completed transaction (user %.2f s, system %.2f s over the window; %.0f%% of --client-cpus %d)\n",
-		cpu.PerTransactionMicros, cpu.UserSeconds, cpu.SystemSeconds, cpu.Utilization*100, c.ClientCPUs)
+	demand := ""
+	if cpu.Demand != nil {
+		demand = fmt.Sprintf("; ran or waited for a CPU %.0f%%", *cpu.Demand*100)
+	}
+	if cpu.QuotaCPUs > 0 {
+		demand += fmt.Sprintf("; its cgroup's quota %g CPU", cpu.QuotaCPUs)
+	}
+	fmt.Fprintf(out, "\nclient CPU: %.1f µs per completed transaction (user %.2f s, system %.2f s over the window; %.0f%% of --client-cpus %d%s)\n",
+		cpu.PerTransactionMicros, cpu.UserSeconds, cpu.SystemSeconds, cpu.Utilization*100, c.ClientCPUs, demand)
 	for _, n := range res.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -50,7 +51,9 @@ type Result struct {
 	DatabaseUnavailable bool `json:"db_unavailable,omitempty"`
 	// System is what the metrics sampler measured on the same timeline.
 	System *metrics.Report `json:"system,omitempty"`
-	Notes  []string        `json:"notes,omitempty"`
+	// Bottleneck is what limited the window, judged from System and ClientCPU.
+	Bottleneck *bottleneck.Verdict `json:"bottleneck,omitempty"`
+	Notes      []string            `json:"notes,omitempty"`
 }
 
 // CounterWindow is the shortest timed window whose database TPM is measured rather
@@ -151,6 +154,23 @@ type ClientCPU struct {
 	// Utilization is (user + system) ÷ (window × client CPUs): near 1 the driver itself
 	// limited the throughput.
 	Utilization float64 `json:"utilization"`
+	// WaitSeconds is the time the driver's threads were runnable but waiting for a
+	// CPU (taken by other processes, or its cgroup's quota spent); absent where
+	// /proc/self/task/*/schedstat cannot be read.
+	WaitSeconds *float64 `json:"cpu_wait_s,omitempty"`
+	// Demand is (user + system + wait) ÷ (window × client CPUs): the share of its
+	// client CPUs the driver ran or wanted to run. Near 1 it set the pace even when
+	// other processes kept its Utilization low.
+	Demand *float64 `json:"demand,omitempty"`
+	// QuotaCPUs is the CFS quota of this process's cgroup, in CPUs, when one is set:
+	// the driver could use no more, whatever --client-cpus.
+	QuotaCPUs float64 `json:"quota_cpus,omitempty"`
+}
+
+// DriverFigures are what the bottleneck verdict reads of the driver.
+func (r *Result) DriverFigures() bottleneck.Driver {
+	c := r.ClientCPU
+	return bottleneck.Driver{CPUs: r.Config.ClientCPUs, Users: r.Config.Users, Utilization: c.Utilization, Demand: c.Demand, QuotaCPUs: c.QuotaCPUs}
 }
 
 // clientBound is the utilization above which a result warns that the driver, not the
@@ -239,8 +259,14 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	res.ErrorsByKind = kinds
 	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
+	res.ClientCPU.QuotaCPUs = cpuQuota()
 	if secs := res.End.Sub(res.Start).Seconds() * float64(cfg.ClientCPUs); secs > 0 {
-		res.ClientCPU.Utilization = (res.ClientCPU.UserSeconds + res.ClientCPU.SystemSeconds) / secs
+		c := &res.ClientCPU
+		c.Utilization = (c.UserSeconds + c.SystemSeconds) / secs
+		if c.WaitSeconds != nil {
+			d := (c.UserSeconds + c.SystemSeconds + *c.WaitSeconds) / secs
+			c.Demand = &d
+		}
 	}
 	if res.ClientCPU.Utilization > clientBound {
 		res.Notes = append(res.Notes, fmt.Sprintf("the driver used %.0f%% of its %d client CPUs: it may have limited the throughput; raise --client-cpus",
@@ -303,10 +329,14 @@ func latencies(s *TxnStats, h *hdrhistogram.Histogram) {
 	}
 }
 
-func clientCPU(before, after syscall.Rusage, completed int64) ClientCPU {
-	user := tvSeconds(after.Utime) - tvSeconds(before.Utime)
-	sys := tvSeconds(after.Stime) - tvSeconds(before.Stime)
+func clientCPU(before, after cpuReading, completed int64) ClientCPU {
+	user := tvSeconds(after.usage.Utime) - tvSeconds(before.usage.Utime)
+	sys := tvSeconds(after.usage.Stime) - tvSeconds(before.usage.Stime)
 	c := ClientCPU{UserSeconds: user, SystemSeconds: sys}
+	if before.runDelay >= 0 && after.runDelay >= 0 {
+		wait := max(after.runDelay-before.runDelay, 0)
+		c.WaitSeconds = &wait
+	}
 	if completed > 0 {
 		c.PerTransactionMicros = (user + sys) * 1e6 / float64(completed)
 	}

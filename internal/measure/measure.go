@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/check"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
@@ -83,6 +84,11 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 	if p.Prepare != nil {
 		cfg.Accepted = func(ctx context.Context) (err error) {
 			mon, err = p.Prepare(ctx, db, u)
+			if mon != nil {
+				mon.JudgeEach(func(s *metrics.Sample) string {
+					return bottleneck.OfSample(s, cfg.Users).Short()
+				})
+			}
 			return err
 		}
 		cfg.Started = func(windowStart time.Time) {
@@ -100,6 +106,7 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 	res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), u.Redacted(), p.Version
 	if mon != nil {
 		res.System = mon.Stop(context.WithoutCancel(ctx), 0, res.End.Sub(res.Start).Seconds())
+		res.Bottleneck = bottleneck.Judge(&res.System.Summary, res.DriverFigures())
 	}
 	out.Run = res
 	if err == nil && p.Check {

@@ -109,5 +109,18 @@ func (s *Sample) fields() []field {
 			fs = append(fs, field{p + "io_delay_pct", fixed(*r.IODelayPct, 1)})
 		}
 	}
+	for _, g := range s.GroupCPU {
+		p := "cgroup_"
+		if g.Server != "" {
+			p = "cgroup_" + g.Server + "_"
+		}
+		fs = append(fs, field{p + "used_cpus", fixed(g.UsedCPUs, 3)}, field{p + "limit_cpus", fixed(g.LimitCPUs, 2)})
+		if g.ThrottledPct != nil {
+			fs = append(fs, field{p + "throttled_pct", fixed(*g.ThrottledPct, 1)}, field{p + "throttled_s", fixed(*g.ThrottledSeconds, 3)})
+		}
+	}
+	if s.judged {
+		fs = append(fs, field{"bottleneck", s.Bottleneck})
+	}
 	return fs
 }

@@ -37,11 +37,17 @@ type Sample struct {
 	// ProcessIO is the database server's I/O by role (one entry per role, of each
 	// server sampled), for a server on this host.
 	ProcessIO []RoleIO `json:"process_io,omitempty"`
+	// GroupCPU is each managed instance's cgroup's CPU use, limit and throttling.
+	GroupCPU []GroupCPU `json:"cgroup_cpu,omitempty"`
 	// Resets names the sources whose counters were reset in this interval (a server
 	// restart): they have no figures here (ErrCounterReset).
 	Resets []string `json:"counter_resets,omitempty"`
 	// Scrape says when a remote host's figures were read (node_exporter only).
 	Scrape *Scrape `json:"scrape,omitempty"`
+	// Bottleneck is what limited the interval, judged from its figures alone
+	// (Monitor.JudgeEach), for the timeline.
+	Bottleneck string `json:"bottleneck,omitempty"`
+	judged     bool
 }
 
 // CPUTimes are cumulative times of all CPUs in each state, in any one unit (/proc/stat

@@ -45,6 +45,8 @@ type Config struct {
 	// Servers are database servers on this host whose processes' I/O is sampled
 	// by role (not with Host: their processes are on that host).
 	Servers []Server
+	// Cgroups are managed instances' control groups whose CPU use is sampled.
+	Cgroups []CgroupCPU
 	// IOLatency is "auto" (trace per-I/O latency when possible), "on" (fail when not
 	// possible) or "off".
 	IOLatency string
@@ -197,6 +199,10 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 			m.sampler.Note("%s", note)
 		}
 	}
+	if len(cfg.Cgroups) > 0 {
+		m.sampler.Add("cgroup_cpu", NewCgroupCPU(cfg.Cgroups))
+		m.report.Sources["cgroup_cpu"] = cgroupCPUSource
+	}
 	cpu, err := NewCPU(cfg.ProcRoot)
 	if err != nil {
 		return err
@@ -227,6 +233,10 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 // StreamCSV writes each sample to w as it is taken, from Start on. A separate step
 // from New, so that a caller creates its file only once New has accepted the rest.
 func (m *Monitor) StreamCSV(w io.Writer) { m.sampler.sink = NewCSVWriter(w) }
+
+// JudgeEach names each sample's bottleneck with judge as it is taken (the CSV's
+// bottleneck column), from Start on.
+func (m *Monitor) JudgeEach(judge func(*Sample) string) { m.sampler.judge = judge }
 
 // Note adds something the report must say.
 func (m *Monitor) Note(note string) { m.sampler.Note("%s", note) }

@@ -63,6 +63,21 @@ func WriteText(out io.Writer, r *Report, window string) {
 			t.ReadMB, pctText(t.ReadPctOfDisks, "%.0f%% of the disks' reads"),
 			t.WriteMB, pctText(t.WritePctOfDisks, "%.0f%% of what the disks wrote: counted when dirtied, written back later"))
 	}
+	for _, g := range s.GroupCPU {
+		who := "the instance's cgroup"
+		if g.Server != "" {
+			who = g.Server + "'s cgroup"
+		}
+		limit := fmt.Sprintf("the host's %g", g.LimitCPUs)
+		if g.Limited {
+			limit = fmt.Sprintf("its limit of %g", g.LimitCPUs)
+		}
+		throttled := ""
+		if g.ThrottledPct != nil {
+			throttled = fmt.Sprintf(", throttled in %.0f%% of its quota's periods", *g.ThrottledPct)
+		}
+		fmt.Fprintf(out, "  cpu of %s: %.2f CPUs used and %.2f waiting to run, of %s%s (cgroup)\n", who, g.UsedCPUs, g.WaitCPUs, limit, throttled)
+	}
 	if c := r.Clock; c != nil && c.FirstSkewMs != nil {
 		fmt.Fprintf(out, "  clock of %s: %+.1f ms from this machine's at the first scrape (+: ahead), at most %.1f ms apart; samples placed within ±%.1f ms (half the worst scrape round trip)\n",
 			c.Host, *c.FirstSkewMs, *c.MaxAbsSkewMs, c.MaxRoundTripMs/2)

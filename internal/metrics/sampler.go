@@ -18,6 +18,8 @@ type Sampler struct {
 	collectors []named
 	interval   time.Duration
 	sink       *CSVWriter
+	// judge names each sample's bottleneck before it is kept and streamed.
+	judge func(*Sample) string
 
 	mu      sync.Mutex
 	samples []Sample
@@ -158,6 +160,9 @@ func (s *Sampler) take(ctx context.Context, now time.Time, t float64) {
 	sample := Sample{T: t, Time: now, Seconds: now.Sub(s.prevAt).Seconds()}
 	s.prevAt = now
 	s.collect(ctx, &sample)
+	if s.judge != nil {
+		sample.Bottleneck, sample.judged = s.judge(&sample), true
+	}
 	s.mu.Lock()
 	s.samples = append(s.samples, sample)
 	s.mu.Unlock()

@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/storbench/storbench/internal/engine"
+import (
+	"slices"
+
+	"github.com/storbench/storbench/internal/engine"
+)
 
 // Summary is a window's figures, computed from the sums of its samples' deltas: a
 // rate is total ÷ time, an await total I/O time ÷ total I/Os, a percentile one of the
@@ -16,6 +20,8 @@ type Summary struct {
 	Database *Database `json:"database,omitempty"`
 	// ProcessIO is each role's I/O over the window, beside the disks' total.
 	ProcessIO []RoleTotal `json:"process_io,omitempty"`
+	// GroupCPU is each managed instance's cgroup's CPU over the window.
+	GroupCPU []GroupCPU `json:"cgroup_cpu,omitempty"`
 	// Waits is where the sessions' active time went over the window, when sampled.
 	Waits *Waits `json:"waits,omitempty"`
 }
@@ -49,6 +55,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 	var dbSeconds float64
 	var haveDB bool
 	roles := roleSums{}
+	var groups groupSums
 	for i := range samples {
 		s := &samples[i]
 		if !inWindow(s, from, to) {
@@ -86,6 +93,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 			db, dbSeconds, haveDB = db.Plus(s.Database.delta), dbSeconds+s.Database.seconds, true
 		}
 		roles.add(s.ProcessIO)
+		groups.add(s.GroupCPU)
 	}
 	if haveCPU {
 		sum.CPU = cpuShares(cpu)
@@ -109,7 +117,35 @@ func Summarize(samples []Sample, from, to float64) Summary {
 		disksRead, disksWritten = disksRead+d.delta.ReadSectors*SectorBytes, disksWritten+d.delta.WriteSectors*SectorBytes
 	}
 	sum.ProcessIO = roles.totals(len(sum.Disks) > 0, disksRead, disksWritten)
+	sum.GroupCPU = groups.totals()
 	return sum
+}
+
+// groupSums adds up the groups' intervals, in their first order.
+type groupSums struct {
+	order []GroupCPU // each group's sums, in delta and seconds
+}
+
+func (g *groupSums) add(cpus []GroupCPU) {
+	for _, c := range cpus {
+		i := slices.IndexFunc(g.order, func(o GroupCPU) bool { return o.Server == c.Server })
+		if i < 0 {
+			g.order = append(g.order, GroupCPU{Server: c.Server})
+			i = len(g.order) - 1
+		}
+		o := &g.order[i]
+		// Limits are levels: the last interval's.
+		o.delta, o.seconds, o.cpus, o.cpuset, o.IOLimit = o.delta.plus(c.delta), o.seconds+c.seconds, c.cpus, c.cpuset, c.IOLimit
+	}
+}
+
+// totals are the groups' figures over the window.
+func (g *groupSums) totals() []GroupCPU {
+	var out []GroupCPU
+	for _, o := range g.order {
+		out = append(out, groupCPUFigures(o.Server, o.cpus, o.cpuset, o.IOLimit, o.delta, o.seconds))
+	}
+	return out
 }
 
 // roleSums adds up the roles' intervals, in their first order.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
@@ -360,5 +361,28 @@ func TestSingleConfiguration(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Each run's bottleneck verdict is listed per step with its figures; a sweep whose runs
+// have none (stored before verdicts, or not sampled) gets no table.
+func TestVerdictTable(t *testing.T) {
+	var x fixture
+	for rep := 1; rep <= 2; rep++ {
+		x.run(study.UserSweep, "sweep", "nvme", "nvme/sweep", 4, rep, figures{nopm: 1000, await: 1}, nil)
+	}
+	x.steps[1].Run.Bottleneck = &bottleneck.Verdict{Kind: bottleneck.Storage, Detail: "storage (reads)",
+		Figures: []bottleneck.Figure{{Name: "data disk read await", Value: 8.14, Unit: "ms"}}}
+	series := sweeps([]*Source{x.source()})
+	table := verdictTable(series)
+	if table == nil || len(table.Rows) != 1 {
+		t.Fatalf("verdict table %+v, want the one run that has a verdict", table)
+	}
+	if got, want := strings.Join(table.Rows[0], " | "), "nvme/sweep | 4 | 2 | storage (reads) | data disk read await 8.1 ms"; got != want {
+		t.Errorf("row %q, want %q", got, want)
+	}
+	x.steps[1].Run.Bottleneck = nil
+	if table := verdictTable(sweeps([]*Source{x.source()})); table != nil {
+		t.Errorf("runs without verdicts give a table: %+v", table)
 	}
 }

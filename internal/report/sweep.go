@@ -82,6 +82,9 @@ func sweepSections(series []*Series) []*Section {
 			sec.Blocks = variantBars(e.series)
 		}
 		sec.Blocks = append(sec.Blocks, Block{Table: stepTable(e.series)})
+		if t := verdictTable(e.series); t != nil {
+			sec.Blocks = append(sec.Blocks, Block{Table: t})
+		}
 		if t := sweepRoleTable(e.series); t != nil {
 			sec.Blocks = append(sec.Blocks, Block{Table: t})
 		}
@@ -245,6 +248,32 @@ func stepTable(series []*Series) *Table {
 				databaseCell(&p, "nopm_db", p.NOPMDB), databaseCell(&p, "tpm_db", p.TPMDB), stat(p.NOPMClient, 0), stat(p.TPMClient, 0), databaseCell(&p, "tpm_db", p.TPMPerUser),
 				stat(p.NewOrderP95, 2), stat(p.CPUIdle, 1), stat(p.CPUIOWait, 1), stat(p.IOAwait, 3), stat(p.IOP99, 3)})
 		}
+	}
+	return t
+}
+
+// verdictTable gives each run's bottleneck verdict and the figures that decided it;
+// nil when no run has one (no metrics sampled, or stored before verdicts).
+func verdictTable(series []*Series) *Table {
+	t := &Table{Title: "Bottleneck per step", Columns: []string{"configuration", "users", "run", "bottleneck", "deciding figures"},
+		Notes: []string{"what limited each run's timed window, from the wait shares where sampled, else the instance's cgroup, the host's CPUs, the disks and the driver's own CPU; docs/bottlenecks.md says how each is decided and how to read it."}}
+	for _, s := range series {
+		for _, p := range s.Points {
+			for i, st := range p.Steps {
+				v := st.Run.Bottleneck
+				if v == nil {
+					continue
+				}
+				var figs []string
+				for _, f := range v.Figures {
+					figs = append(figs, f.Text())
+				}
+				t.Rows = append(t.Rows, []string{s.Name, strconv.Itoa(p.Users), strconv.Itoa(i + 1), v.Detail, strings.Join(figs, ", ")})
+			}
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
 	}
 	return t
 }

@@ -225,6 +225,9 @@ func (managedTarget) sample(_ context.Context, t *target, cfg *metrics.Config) {
 	if srv, err := t.reg.Server(t.name, ""); err == nil {
 		cfg.Servers = append(cfg.Servers, srv)
 	}
+	if g, err := t.reg.CPUGroup(t.name, ""); err == nil {
+		cfg.Cgroups = append(cfg.Cgroups, g)
+	}
 }
 
 // instanceName makes a target's instance name unique to its results store: the

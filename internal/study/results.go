@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
@@ -70,6 +71,9 @@ func headline(r *StepResult) string {
 		line := runLine(r.Run)
 		if sys := r.Run.System; sys != nil && sys.Summary.CPU != nil {
 			line += fmt.Sprintf(", cpu idle %.0f%%", sys.Summary.CPU.Idle)
+		}
+		if v := r.Run.Bottleneck; v != nil {
+			line += ", bottleneck " + v.Detail
 		}
 		return line
 	case len(r.Fio) > 0 && len(r.Fio[0].Points) > 0:
@@ -176,6 +180,7 @@ func WriteStep(out io.Writer, r *StepResult) error {
 		if r.Run.System != nil {
 			metrics.WriteText(out, r.Run.System, "means over the timed window")
 		}
+		bottleneck.WriteText(out, r.Run.Bottleneck)
 	case len(r.Fio) > 0:
 		if err := fio.WriteTable(out, r.Fio); err != nil {
 			return err

@@ -116,6 +116,9 @@ func TestStudyRunAndResume(t *testing.T) {
 		case UserSweep:
 			if r.Run == nil || r.Run.NOPMDB <= 0 || r.Run.System == nil || r.Run.Config.Users != r.Step.Users {
 				t.Errorf("step %s: run result %+v", r.Step.ID, r.Run)
+			} else if v := r.Run.Bottleneck; v == nil || v.Kind == "" || len(v.Figures) == 0 {
+				// Every TPC-C step stores what limited it (docs/bottlenecks.md).
+				t.Errorf("step %s: bottleneck verdict %+v", r.Step.ID, v)
 			}
 		case BackupRestore:
 			if r.Backup == nil || r.Restore == nil || r.Backup.Bytes <= 0 || r.Restore.Seconds <= 0 {

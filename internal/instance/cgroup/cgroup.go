@@ -121,12 +121,22 @@ type Group struct {
 
 // ctrlDir is the group's directory in one hierarchy.
 type ctrlDir struct {
-	controller string // v1: "memory", "cpuset", "blkio"; v2: ""
+	controller string // v1: "memory", "cpuset", "blkio", "cpuacct"; v2: ""
 	path       string
 }
 
 // Name is the group's name (the last element of its directories).
 func (g *Group) Name() string { return g.name }
+
+// Dirs are the group's directories by controller (v1), or its one directory under ""
+// (v2): where a sampler reads its counters.
+func (g *Group) Dirs() map[string]string {
+	dirs := make(map[string]string, len(g.dirs))
+	for _, d := range g.dirs {
+		dirs[d.controller] = d.path
+	}
+	return dirs
+}
 
 // Version tells which cgroup interface the group lives in.
 func (g *Group) Version() Version { return g.version }

@@ -9,14 +9,18 @@ import (
 )
 
 // cgroup v1: one hierarchy per controller, at root/<controller>. A group is a directory
-// storbench/<name> in the memory and cpuset hierarchies, and in blkio when throttled.
+// storbench/<name> in the memory and cpuset hierarchies, in blkio when throttled, and in
+// cpuacct when it is mounted: the sampler reads the instance's CPU time there. Not in
+// cpu: a group of the cpu controller is scheduled as one entity against every other
+// task, which would change how the instance shares the CPUs with the driver.
 
 // v1Probe is a file that proves a controller is mounted (and, for blkio, that the
 // kernel has throttling).
 var v1Probe = map[string]string{
-	"memory": "memory.limit_in_bytes",
-	"cpuset": "cpuset.cpus",
-	"blkio":  "blkio.throttle.read_bps_device",
+	"memory":  "memory.limit_in_bytes",
+	"cpuset":  "cpuset.cpus",
+	"blkio":   "blkio.throttle.read_bps_device",
+	"cpuacct": "cpuacct.usage",
 }
 
 // v1Throttles are blkio's throttle files and the IOLimit field each takes.
@@ -65,6 +69,10 @@ func v1Create(name string, l Limits) (*Group, error) {
 	ctrls := []string{"memory", "cpuset"}
 	if len(l.IO) > 0 || isDir(blkioDir) { // an old group's throttles must be reset too
 		ctrls = append(ctrls, "blkio")
+	}
+	// Accounting only, no limit: a hierarchy without it just leaves no CPU figures.
+	if _, err := os.Stat(filepath.Join(root, "cpuacct", v1Probe["cpuacct"])); err == nil {
+		ctrls = append(ctrls, "cpuacct")
 	}
 	if err := v1Support(len(l.IO) > 0); err != nil {
 		return nil, err
@@ -210,7 +218,7 @@ func listed(ios []IOLimit, dev string) bool {
 // v1Open finds the group in the v1 hierarchies, or returns nil.
 func v1Open(name string) *Group {
 	g := &Group{name: name, version: V1}
-	for _, c := range []string{"memory", "cpuset", "blkio"} {
+	for _, c := range []string{"memory", "cpuset", "blkio", "cpuacct"} {
 		dir := filepath.Join(root, c, parentDir, name)
 		if isDir(dir) {
 			g.dirs = append(g.dirs, ctrlDir{controller: c, path: dir})
