@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/instance/cgroup"
 	"github.com/storbench/storbench/internal/study"
@@ -141,18 +142,89 @@ func (g *sweepGroup) findings() []string {
 
 // comparePoints is the papers' sentence: B's NOPM as a multiple of A's, with the
 // New-Order p95 and the data disk's latency beside it; or why no winner is named.
+//
+// It says what limited each side (their bottleneck verdicts): where neither side was
+// limited by its storage, the difference does not measure the storage and no winner
+// is named, however far apart the NOPM.
 func comparePoints(nameB, nameA string, b, a *Point, where string) string {
 	latency := pointLatencies(b, a)
+	limits, storageBound := limitedBy(nameB, nameA, b, a)
 	if w := shortestWindow(a, b); w < driver.CounterWindow {
-		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s; the timed windows (%s) are under %s, too short for the database counters: no winner named.",
-			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, seconds(w), seconds(driver.CounterWindow))
+		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s%s; the timed windows (%s) are under %s, too short for the database counters: no winner named.",
+			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits, seconds(w), seconds(driver.CounterWindow))
+	}
+	if !storageBound {
+		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s%s: the difference does not measure the storage, no winner named.",
+			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits)
 	}
 	if overlap(b.NOPMDB, a.NOPMDB) {
-		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM is within the spread of the repeats%s: no winner named.",
-			nameB, nameA, where, stat(b.NOPMDB, 0), stat(a.NOPMDB, 0), latency)
+		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM is within the spread of the repeats%s%s: no winner named.",
+			nameB, nameA, where, stat(b.NOPMDB, 0), stat(a.NOPMDB, 0), latency, limits)
 	}
-	return fmt.Sprintf("%s delivers %s the NOPM of %s %s (%s vs %s)%s.",
-		nameB, ratio(b.NOPMDB.Mean, a.NOPMDB.Mean), nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency)
+	return fmt.Sprintf("%s delivers %s the NOPM of %s %s (%s vs %s)%s%s.",
+		nameB, ratio(b.NOPMDB.Mean, a.NOPMDB.Mean), nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits)
+}
+
+// limitedBy says what limited each side, from its runs' bottleneck verdicts, and
+// whether the storage limited at least one of them. Points whose runs carry no
+// verdict (stored before verdicts, or without metrics) say that what limited them is
+// unknown, and count as possibly storage-bound: the comparison stands as before.
+func limitedBy(nameB, nameA string, b, a *Point) (text string, storageBound bool) {
+	vb, va := pointVerdict(b), pointVerdict(a)
+	if vb == "" || va == "" {
+		return "; what limited each side was not recorded", true
+	}
+	kb, ka := pointKind(b), pointKind(a)
+	if kb != bottleneck.Storage && ka != bottleneck.Storage {
+		return fmt.Sprintf("; neither was limited by its storage (%s: %s; %s: %s)", nameB, vb, nameA, va), false
+	}
+	return fmt.Sprintf("; limited by %s: %s, %s: %s", nameB, vb, nameA, va), true
+}
+
+// pointKind is the bottleneck kind all of a point's runs share, or
+// bottleneck.Mixed when its repeats disagree; "" when a run has no verdict.
+func pointKind(p *Point) string {
+	kind := ""
+	for _, st := range p.Steps {
+		v := st.Run.Bottleneck
+		switch {
+		case v == nil:
+			return ""
+		case kind == "":
+			kind = v.Kind
+		case kind != v.Kind:
+			return bottleneck.Mixed
+		}
+	}
+	return kind
+}
+
+// pointVerdict is a point's verdict as a finding quotes it: its first run's detail
+// and deciding figures, and how many repeats agreed; "" when a run has none.
+func pointVerdict(p *Point) string {
+	kind := pointKind(p)
+	if kind == "" {
+		return ""
+	}
+	var details []string
+	for _, st := range p.Steps {
+		if d := st.Run.Bottleneck.Detail; !slices.Contains(details, d) {
+			details = append(details, d)
+		}
+	}
+	if kind == bottleneck.Mixed {
+		return "its repeats differed: " + strings.Join(details, ", ")
+	}
+	v := p.Steps[0].Run.Bottleneck
+	var figs []string
+	for _, f := range v.Figures {
+		figs = append(figs, f.Text())
+	}
+	text := strings.Join(details, " or ")
+	if len(figs) > 0 {
+		text += " — " + strings.Join(figs, ", ")
+	}
+	return text
 }
 
 // pointLatencies are B's and A's New-Order p95 and data disk latencies, where both

@@ -184,13 +184,13 @@ func TestFindingsTwoTargets(t *testing.T) {
 	got := findingsOf(t, twoTargetStudy())
 	want := []string{
 		// 2,500 ÷ 6,000 = 0.4167; p95 30 ÷ 10 = 3; await 0.6 ÷ 0.2 = 3; p99 4 ÷ 1 = 4.
-		"sweep (user-sweep): sata/sweep delivers 0.42x the NOPM of nvme/sweep at 8 users (2,500 vs 6,000); New-Order p95 30.00 vs 10.00 ms (3x), data disk average I/O 0.600 vs 0.200 ms (3x), p99 I/O 4.000 vs 1.000 ms (4x).",
+		"sweep (user-sweep): sata/sweep delivers 0.42x the NOPM of nvme/sweep at 8 users (2,500 vs 6,000); New-Order p95 30.00 vs 10.00 ms (3x), data disk average I/O 0.600 vs 0.200 ms (3x), p99 I/O 4.000 vs 1.000 ms (4x); what limited each side was not recorded.",
 		// nvme peaks at 13 users: 2,500 ÷ 7,000 = 0.357; 30 ÷ 12 = 2.5; 0.6 ÷ 0.25 = 2.4; 4 ÷ 1.5 = 2.667.
-		"sweep (user-sweep): sata/sweep (peak at 8 users) delivers 0.36x the NOPM of nvme/sweep (peak at 13 users) at each one's peak (2,500 vs 7,000); New-Order p95 30.00 vs 12.00 ms (2.5x), data disk average I/O 0.600 vs 0.250 ms (2.4x), p99 I/O 4.000 vs 1.500 ms (2.67x).",
+		"sweep (user-sweep): sata/sweep (peak at 8 users) delivers 0.36x the NOPM of nvme/sweep (peak at 13 users) at each one's peak (2,500 vs 7,000); New-Order p95 30.00 vs 12.00 ms (2.5x), data disk average I/O 0.600 vs 0.250 ms (2.4x), p99 I/O 4.000 vs 1.500 ms (2.67x); what limited each side was not recorded.",
 		// Against the largest variant, 8 GiB, though listed second: 3,000 ÷ 5,000 = 0.6.
-		"mem on nvme (memory variants): nvme/mem/memory=2GiB delivers 0.6x the NOPM of nvme/mem/memory=8GiB at 4 users (3,000 vs 5,000); New-Order p95 8.00 vs 4.00 ms (2x), data disk average I/O 0.400 vs 0.200 ms (2x), p99 I/O 2.000 vs 1.000 ms (2x).",
+		"mem on nvme (memory variants): nvme/mem/memory=2GiB delivers 0.6x the NOPM of nvme/mem/memory=8GiB at 4 users (3,000 vs 5,000); New-Order p95 8.00 vs 4.00 ms (2x), data disk average I/O 0.400 vs 0.200 ms (2x), p99 I/O 2.000 vs 1.000 ms (2x); what limited each side was not recorded.",
 		// Against 4 CPUs: 2,000 ÷ 5,000 = 0.4; 9 ÷ 3 = 3; 0.3 ÷ 0.2 = 1.5; 1.2 ÷ 1 = 1.2.
-		"cpu on nvme (CPU variants): nvme/cpu/cpus=0 delivers 0.4x the NOPM of nvme/cpu/cpus=0-3 at 4 users (2,000 vs 5,000); New-Order p95 9.00 vs 3.00 ms (3x), data disk average I/O 0.300 vs 0.200 ms (1.5x), p99 I/O 1.200 vs 1.000 ms (1.2x).",
+		"cpu on nvme (CPU variants): nvme/cpu/cpus=0 delivers 0.4x the NOPM of nvme/cpu/cpus=0-3 at 4 users (2,000 vs 5,000); New-Order p95 9.00 vs 3.00 ms (3x), data disk average I/O 0.300 vs 0.200 ms (1.5x), p99 I/O 1.200 vs 1.000 ms (1.2x); what limited each side was not recorded.",
 		// Backups: mean 22 s ÷ 11 s = 2; MB/s 2,000 MB ÷ 44 s = 45.45 vs 2,000 ÷ 22 = 90.9: 0.5.
 		"backup (backup and restore): sata's backups take 2x the seconds of nvme's (22.0 vs 11.0 s, mean of 2 cycles) at 0.5x its MB/s (45.5 vs 90.9).",
 		// Restores: 40 ÷ 20 = 2; 25 vs 50 MB/s.
@@ -246,8 +246,8 @@ func TestFindingsNoWinner(t *testing.T) {
 	got := findingsOf(t, x.source())
 	want := []string{
 		// b's repeats 1,100 and 1,300 reach into a's 1,000–1,200.
-		"rep (user-sweep): b/rep vs a/rep at 4 users: 1,200 (1,100–1,300) vs 1,100 (1,000–1,200) NOPM is within the spread of the repeats; New-Order p95 5.00 vs 5.00 ms (1x): no winner named.",
-		"short (user-sweep): b/short vs a/short at 4 users: 3,000 vs 1,000 NOPM; New-Order p95 5.00 vs 5.00 ms (1x); the timed windows (5 s) are under 30 s, too short for the database counters: no winner named.",
+		"rep (user-sweep): b/rep vs a/rep at 4 users: 1,200 (1,100–1,300) vs 1,100 (1,000–1,200) NOPM is within the spread of the repeats; New-Order p95 5.00 vs 5.00 ms (1x); what limited each side was not recorded: no winner named.",
+		"short (user-sweep): b/short vs a/short at 4 users: 3,000 vs 1,000 NOPM; New-Order p95 5.00 vs 5.00 ms (1x); what limited each side was not recorded; the timed windows (5 s) are under 30 s, too short for the database counters: no winner named.",
 		"alone (user-sweep): a/alone peaks at 1,000 NOPM at 4 users (New-Order p95 5.00 ms); the timed windows (5 s) are under 30 s, too short for the database counters: indicative only.",
 	}
 	if !slices.Equal(got, want) {
@@ -384,5 +384,41 @@ func TestVerdictTable(t *testing.T) {
 	x.steps[1].Run.Bottleneck = nil
 	if table := verdictTable(sweeps([]*Source{x.source()})); table != nil {
 		t.Errorf("runs without verdicts give a table: %+v", table)
+	}
+}
+
+// TestFindingsSayWhatLimited: a comparison says what limited each side. Two targets
+// both limited by the CPU (the RAM-backed loop device and the virtual disk at 54,283 vs
+// 53,601 NOPM) name no storage winner, however far apart; one limited by its storage
+// and one by the CPU are compared, each side's verdict quoted.
+func TestFindingsSayWhatLimited(t *testing.T) {
+	verdict := func(kind, detail string, figs ...bottleneck.Figure) *bottleneck.Verdict {
+		return &bottleneck.Verdict{Kind: kind, Detail: detail, Figures: figs}
+	}
+	cpu := func(idle float64) *bottleneck.Verdict {
+		return verdict(bottleneck.CPU, "cpu (database host)", bottleneck.Figure{Name: "host CPU idle", Value: idle, Unit: "%"},
+			bottleneck.Figure{Name: "clients on data-file I/O and WAL", Value: 4, Unit: "%"})
+	}
+	storage := verdict(bottleneck.Storage, "storage (reads)", bottleneck.Figure{Name: "clients on data-file I/O and WAL", Value: 61, Unit: "%"},
+		bottleneck.Figure{Name: "data disk read await", Value: 8.14, Unit: "ms"})
+	var x fixture
+	add := func(experiment, target string, nopm float64, v *bottleneck.Verdict) {
+		x.run(study.UserSweep, experiment, target, target+"/"+experiment, 8, 1, figures{nopm: nopm, p95: 5, await: 0.2, p99: 1}, nil)
+		x.steps[len(x.steps)-1].Run.Bottleneck = v
+	}
+	add("both-cpu", "ram", 54283, cpu(2))
+	add("both-cpu", "vdisk", 30000, cpu(3))
+	add("mixed", "ram", 54283, cpu(2))
+	add("mixed", "hdd", 20000, storage)
+	got := findingsOf(t, x.source())
+	want := []string{
+		"both-cpu (user-sweep): vdisk/both-cpu vs ram/both-cpu at 8 users: 30,000 vs 54,283 NOPM; New-Order p95 5.00 vs 5.00 ms (1x), data disk average I/O 0.200 vs 0.200 ms (1x), p99 I/O 1.000 vs 1.000 ms (1x); " +
+			"neither was limited by its storage (vdisk/both-cpu: cpu (database host) — host CPU idle 3%, clients on data-file I/O and WAL 4%; ram/both-cpu: cpu (database host) — host CPU idle 2%, clients on data-file I/O and WAL 4%): " +
+			"the difference does not measure the storage, no winner named.",
+		"mixed (user-sweep): hdd/mixed delivers 0.37x the NOPM of ram/mixed at 8 users (20,000 vs 54,283); New-Order p95 5.00 vs 5.00 ms (1x), data disk average I/O 0.200 vs 0.200 ms (1x), p99 I/O 1.000 vs 1.000 ms (1x); " +
+			"limited by hdd/mixed: storage (reads) — clients on data-file I/O and WAL 61%, data disk read await 8.1 ms, ram/mixed: cpu (database host) — host CPU idle 2%, clients on data-file I/O and WAL 4%.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
