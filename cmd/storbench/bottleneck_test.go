@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,4 +152,68 @@ func TestBottleneckClient(t *testing.T) {
 	if q := res.ClientCPU.QuotaCPUs; q != 0.01 {
 		t.Errorf("the result records the driver's quota as %g CPU, want its cgroup's 0.01", q)
 	}
+}
+
+// A study of two targets, one held by its storage (reads throttled to 200 IOPS, 128 MB
+// of memory) and one by its CPU (one CPU, RAM-backed): each step's verdict names its
+// bottleneck, and the report's finding quotes both, so that the NOPM difference is read
+// as what it is.
+func TestFindingNamesEachSidesBottleneck(t *testing.T) {
+	t.Parallel() // its own servers, loop devices and names: see docs/architecture.md#tests
+	if testing.Short() {
+		t.Skip("runs a study on two managed instances")
+	}
+	slow := looptest.Mount(t, 2<<30)
+	ram := looptest.MountIn(t, "/dev/shm", 1<<30)
+	dir := diskTempDir(t, "study-limits-")
+	file := filepath.Join(dir, "study.yaml")
+	must(t, os.WriteFile(file, []byte(`name: limits
+targets:
+  - name: throttled
+    path: `+filepath.Join(slow.Dir, "pg")+`
+    memory: 128MB
+    io_limit: riops=200
+  - name: onecpu
+    path: `+filepath.Join(ram.Dir, "pg")+`
+    memory: 1GB
+    cpus: "0"
+workload:
+  warehouses: 1
+experiments:
+  - name: sweep
+    kind: user-sweep
+    users: [4]
+    ramp: 2s
+    duration: 10s
+`), 0o644))
+	results := filepath.Join(dir, "results")
+	if code, out, errOut := storbench(t, "study", "run", file, "--results", results); code != 0 {
+		t.Fatalf("study run: exit %d\n%s%s", code, out, errOut)
+	}
+	html := filepath.Join(dir, "report.html")
+	if code, out, errOut := storbench(t, "report", results, "-o", html); code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(html)
+	must(t, err)
+	page := strings.ReplaceAll(string(b), "&#39;", "'")
+	// The finding: "onecpu/sweep vs throttled/sweep at 4 users: … NOPM …; limited by
+	// onecpu/sweep: cpu (instance limit 1 CPU) — …, throttled/sweep: storage (…) — …".
+	i := strings.Index(page, "limited by onecpu/sweep: cpu")
+	if i < 0 {
+		t.Fatalf("the report has no finding naming each side's bottleneck (onecpu: cpu, throttled: storage):\n%s", findingsText(page))
+	}
+	// The series' name carries the instance's limit: "throttled/sweep [io riops=200]".
+	if rest := page[i:]; !regexp.MustCompile(`throttled/sweep[^:;]*: storage`).MatchString(rest[:min(len(rest), 600)]) {
+		t.Errorf("the finding does not name the throttled target's storage bottleneck:\n%s", rest[:min(len(rest), 600)])
+	}
+}
+
+// findingsText is the report's findings table, for a failure message.
+func findingsText(page string) string {
+	i := strings.Index(page, "Findings")
+	if i < 0 {
+		return "(no findings section)"
+	}
+	return page[i:min(len(page), i+3000)]
 }
