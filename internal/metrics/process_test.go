@@ -22,8 +22,10 @@ import (
 )
 
 // roleServer starts a PostgreSQL whose data directory is on a loop device of the
-// test's own, and a monitor of that disk and of the server's processes by role.
-func roleServer(t *testing.T, interval time.Duration) (*pgserver.Server, func() *metrics.Monitor) {
+// test's own, and a monitor of that disk and of the server's processes by role,
+// through the block layer (ioLatency "on") or /proc and the database's own counts
+// ("off").
+func roleServer(t *testing.T, interval time.Duration, ioLatency string) (*pgserver.Server, func() *metrics.Monitor) {
 	t.Helper()
 	disk := looptest.Mount(t, 512<<20)
 	// Without its backing file the loop device is not followed to the machine's
@@ -44,7 +46,7 @@ func roleServer(t *testing.T, interval time.Duration) (*pgserver.Server, func() 
 		if err != nil {
 			t.Fatal(err)
 		}
-		mon, err := metrics.New(ctx, metrics.Config{Interval: interval, IOLatency: "off", Database: db, Servers: []metrics.Server{server},
+		mon, err := metrics.New(ctx, metrics.Config{Interval: interval, IOLatency: ioLatency, Database: db, Servers: []metrics.Server{server},
 			Targets: []metrics.Target{{Path: disk.Dir, Role: "data"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -72,11 +74,12 @@ func roleOf(ios []metrics.RoleIO, role string) metrics.RoleIO {
 
 // TestProcessIOCheckpoint updates every row of a 40 MB table in place (its pages
 // dirty in shared_buffers, clean in the page cache), then forces a CHECKPOINT: the
-// checkpointer's writes must be in the samples that cover the checkpoint, and those
-// samples must count it, while the other samples show no checkpointer writes.
+// checkpointer's writes (the block layer's, issued by its sync_file_range and fsync
+// calls) must be in the samples that cover the checkpoint, and those samples must
+// count it, while the other samples show no checkpointer writes.
 func TestProcessIOCheckpoint(t *testing.T) {
 	const interval = 500 * time.Millisecond
-	srv, monitor := roleServer(t, interval)
+	srv, monitor := roleServer(t, interval, "on")
 	ctx := context.Background()
 	conn, err := srv.Connect(ctx, "tpcc")
 	if err != nil {
@@ -105,7 +108,10 @@ func TestProcessIOCheckpoint(t *testing.T) {
 	var during, outside float64
 	var checkpoints int64
 	for _, s := range r.Samples {
-		w := roleOf(s.ProcessIO, "checkpointer").WriteMBps * s.Seconds
+		var w float64
+		if r := roleOf(s.ProcessIO, "checkpointer"); r.WriteMBps != nil {
+			w = *r.WriteMBps * s.Seconds
+		}
 		// A sample covers (T - interval, T].
 		if s.T > from && s.T-s.Seconds < to+0.05 {
 			during += w
@@ -134,9 +140,16 @@ func TestProcessIOCheckpoint(t *testing.T) {
 // TestProcessIOColdReads reads a 60 MB table none of which is cached (the server
 // restarted, its files dropped from the page cache): the client backends' reads,
 // parallel workers' included (they end before the sampler sees their last reads),
-// must be the disk's reads within 10%.
+// must be the disk's reads within 10%, from /proc/PID/io read_bytes (no tracing) as
+// from the block layer.
 func TestProcessIOColdReads(t *testing.T) {
-	srv, monitor := roleServer(t, time.Second)
+	for _, c := range []struct{ ioLatency, source string }{{"off", "proc"}, {"on", "block"}} {
+		t.Run(c.source, func(t *testing.T) { coldReads(t, c.ioLatency, c.source) })
+	}
+}
+
+func coldReads(t *testing.T, ioLatency, source string) {
+	srv, monitor := roleServer(t, time.Second, ioLatency)
 	ctx := context.Background()
 	conn, err := srv.Connect(ctx, "tpcc")
 	if err != nil {
@@ -175,11 +188,14 @@ func TestProcessIOColdReads(t *testing.T) {
 		if rt.Role == "client_backends" {
 			clients = rt
 		}
-		t.Logf("%s: %.2f MB read, %.2f MB written", rt.Role, rt.ReadMB, rt.WriteMB)
+		t.Logf("%s: %.2f MB read (%s)", rt.Role, rt.ReadMB, rt.Source)
 	}
 	t.Logf("disk read %.2f MB; client backends %.2f MB (%v%%)", diskMB, clients.ReadMB, deref(clients.ReadPctOfDisks))
+	if clients.Source != source || (clients.WriteMB != nil) != (source == "block") {
+		t.Errorf("the clients' figures are %s's, with writes from the block layer only: %+v", source, clients)
+	}
 	// The shape docs/metrics.md documents.
-	if b, err := json.Marshal(r.Summary.ProcessIO[0]); err != nil || !strings.Contains(string(b), `{"role":"client_backends","read_mb":`) || !strings.Contains(string(b), `"read_pct_of_disks":`) {
+	if b, err := json.Marshal(r.Summary.ProcessIO[0]); err != nil || !strings.Contains(string(b), `{"role":"client_backends","source":"`+source+`","read_mb":`) || !strings.Contains(string(b), `"read_pct_of_disks":`) {
 		t.Errorf("summary's process_io as JSON: %s (%v)", b, err)
 	}
 	if clients.ReadPctOfDisks == nil || *clients.ReadPctOfDisks < 90 || *clients.ReadPctOfDisks > 110 {
