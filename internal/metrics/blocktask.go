@@ -22,7 +22,7 @@ type taskIOKey struct {
 	dev            uint32
 	tid, pid, ppid int
 	comm           string
-	write          bool // else a read; discards and flushes are not kept
+	write          bool // else a read (discards and flushes are not counted)
 }
 
 // blockTaskIO is what each task asked of the sampled disks since the previous one
@@ -33,48 +33,45 @@ type blockTaskIO struct {
 	seconds float64
 }
 
+// Operations as iolatency.bt numbers them.
+const (
+	opRead  = 1
+	opWrite = 2
+)
+
 // parseTaskLine parses an entry of @b as bpftrace prints it,
-// "@b[7340033, 4604, 4604, 4590, dd, WS]: 4096" (device, thread, process, parent,
-// name, rwbs; cumulative sectors). A name may hold ", ": the rwbs is after the last.
-// ok is false for any other line; keep is false for an operation that is neither a
-// read nor a write.
-func parseTaskLine(line []byte) (key taskIOKey, sectors uint64, keep, ok bool) {
+// "@b[7340033, 4604, 4604, 4590, dd, 2]: 4096" (device, thread, process, parent,
+// name, operation; cumulative sectors). A name may hold ", ": the operation is after
+// the last.
+func parseTaskLine(line []byte) (key taskIOKey, sectors uint64, ok bool) {
 	rest, ok := bytes.CutPrefix(line, []byte("@b["))
 	if !ok {
-		return key, 0, false, false
+		return key, 0, false
 	}
 	var ids [4]uint64
 	for i := range ids {
 		if ids[i], rest, ok = cutUint(rest); !ok {
-			return key, 0, false, false
+			return key, 0, false
 		}
 		if rest, ok = bytes.CutPrefix(rest, []byte(", ")); !ok {
-			return key, 0, false, false
+			return key, 0, false
 		}
 	}
 	end := bytes.LastIndex(rest, []byte("]: "))
 	if end < 0 || ids[0] > 1<<32-1 {
-		return key, 0, false, false
+		return key, 0, false
 	}
 	sectors, tail, ok := cutUint(rest[end+3:])
 	sep := bytes.LastIndex(rest[:end], []byte(", "))
 	if !ok || len(bytes.TrimSpace(tail)) != 0 || sep < 0 {
-		return key, 0, false, false
+		return key, 0, false
 	}
-	op, keep := rwbsOp(rest[sep+2 : end])
-	key = taskIOKey{dev: uint32(ids[0]), tid: int(ids[1]), pid: int(ids[2]), ppid: int(ids[3]), comm: string(rest[:sep]), write: op == 'W'}
-	return key, sectors, keep, true
-}
-
-// rwbsOp is the operation of a request as blktrace spells it (include/linux/blktrace
-// rwbs: an optional F for a preflush, then R, W, D for a discard, E a secure erase,
-// N none): known only for a read or a write, which /proc/diskstats counts as such.
-func rwbsOp(rwbs []byte) (byte, bool) {
-	rwbs = bytes.TrimPrefix(rwbs, []byte("F"))
-	if len(rwbs) == 0 || rwbs[0] != 'R' && rwbs[0] != 'W' {
-		return 0, false
+	op, tail, ok := cutUint(rest[sep+2 : end])
+	if !ok || len(tail) != 0 || op != opRead && op != opWrite {
+		return key, 0, false
 	}
-	return rwbs[0], true
+	key = taskIOKey{dev: uint32(ids[0]), tid: int(ids[1]), pid: int(ids[2]), ppid: int(ids[3]), comm: string(rest[:sep]), write: op == opWrite}
+	return key, sectors, true
 }
 
 // The rows of the I/O that no server's task issued, in the order reports show them.

@@ -50,8 +50,7 @@ type IOLatency struct {
 	out     lineSplitter // bpftrace's stdout, only touched by exec's copying goroutine
 	errOut  lineSplitter // its stderr, likewise
 	pending []histEntry  // the chunk being read
-	// pendingTasks are the chunk's task entries; bpftrace prints one key more than
-	// once when bytes after the end of its rwbs string differ: they add up.
+	// pendingTasks are the chunk's task entries.
 	pendingTasks map[taskIOKey]uint64
 	readyOnce    sync.Once
 
@@ -66,6 +65,8 @@ type IOLatency struct {
 	tasks     map[taskIOKey]uint64
 	baseTasks map[taskIOKey]uint64
 	baseAt    time.Time
+	// keysMax is the bound of each of bpftrace's maps.
+	keysMax int
 	clock
 	chunks uint64
 	// chunked is closed (and replaced) whenever a chunk completes.
@@ -103,6 +104,11 @@ func devT(d BlockDevice) uint32 { return d.Major<<20 | d.Minor }
 func chunkWait(interval time.Duration) time.Duration {
 	return min(max(interval/2, 10*time.Millisecond), 250*time.Millisecond)
 }
+
+// taskKeys is room for this many tasks' keys (a task that reads and writes takes
+// two): a run whose server starts more tasks that do I/O than that (a new
+// connection per transaction) loses the bytes of the later ones, and says so.
+const taskKeys = 16384
 
 // chunkSignal asks bpftrace for a chunk (iolatency.bt): SIGCONT, as it does nothing
 // to a process that is not stopped.
@@ -167,9 +173,15 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	cmd := childproc.Command(run, stopDelay, bpftrace, "-B", "line", "-e", prog)
 	// One histogram key per bucket per device (at most 64·16) plus the I/Os in
 	// flight: bpftrace's default of 4096 keys per map is too few for many devices.
-	// The same bound holds the tasks' keys: one per task, device and operation.
+	// The same bound holds the tasks' keys, one per task, device and operation,
+	// never removed: taskKeys more for them (a map's entries are allocated when it
+	// is made: ~100 bytes each).
 	// (BPFTRACE_MAP_KEYS_MAX until bpftrace 0.20, BPFTRACE_MAX_MAP_KEYS after.)
-	keys := strconv.Itoa(4096 + 1024*len(devices))
+	l.keysMax = 4096 + 1024*len(devices)
+	if byTask {
+		l.keysMax += taskKeys
+	}
+	keys := strconv.Itoa(l.keysMax)
 	cmd.Env = append(cmd.Env, "BPFTRACE_MAP_KEYS_MAX="+keys, "BPFTRACE_MAX_MAP_KEYS="+keys)
 	cmd.Stdout = writerFunc(func(p []byte) { l.out.write(p, l.stdoutLine) })
 	cmd.Stderr = writerFunc(func(p []byte) { l.errOut.write(p, l.stderrLine) })
@@ -288,9 +300,9 @@ func (l *IOLatency) stdoutLine(line []byte) {
 		l.pending = append(l.pending, histEntry{key, n})
 		return
 	}
-	if key, sectors, keep, ok := parseTaskLine(line); ok {
-		if _, ours := l.index[key.dev]; keep && ours && l.tasks != nil {
-			l.pendingTasks[key] += sectors * SectorBytes
+	if key, sectors, ok := parseTaskLine(line); ok {
+		if _, ours := l.index[key.dev]; ours && l.tasks != nil {
+			l.pendingTasks[key] = sectors * SectorBytes
 		}
 		return
 	}
@@ -383,6 +395,17 @@ func (l *IOLatency) Collect(ctx context.Context, s *Sample) error {
 		s.Latency = append(s.Latency, latencyFigures(d.Name, hists[i]))
 	}
 	return nil
+}
+
+// TasksFull says, once the count by task has run out of keys, that the bytes of the
+// tasks that came later are not counted; "" until then.
+func (l *IOLatency) TasksFull() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tasks == nil || len(l.tasks) < l.keysMax {
+		return ""
+	}
+	return fmt.Sprintf("the count of bytes by task filled bpftrace's %d keys: the bytes of tasks that began later are in no row, and the rows add up to less than the disks' I/O", l.keysMax)
 }
 
 // awaitChunk asks for a chunk and waits for it, at most l.chunkWait: one printed after

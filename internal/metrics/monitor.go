@@ -58,6 +58,7 @@ type Monitor struct {
 	report   Report
 	database *databaseCollector
 	host     *NodeExporter // nil when sampling this host
+	tracer   *IOLatency    // nil when not tracing
 	started  bool
 	stopped  bool
 }
@@ -183,6 +184,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 		case err == nil:
 			m.sampler.Add("io_latency", lat)
 			m.report.Sources["io_latency"] = latencySource
+			m.tracer = lat
 			byBlock = len(cfg.Servers) > 0
 		case cfg.IOLatency == "on":
 			return fmt.Errorf("%w: --io-latency on: %v", input.ErrInvalid, err)
@@ -255,6 +257,11 @@ func (m *Monitor) Stop(ctx context.Context, from, to float64) *Report {
 	m.stopped = true
 	r := m.report
 	r.Samples = m.sampler.Stop(ctx)
+	if m.tracer != nil {
+		if full := m.tracer.TasksFull(); full != "" {
+			m.sampler.Note("%s", full)
+		}
+	}
 	r.Summary = Summarize(r.Samples, from, to)
 	if m.database != nil && m.database.source != "" {
 		r.Sources["database"] = m.database.source

@@ -321,24 +321,37 @@ func (c *processCollector) Collect(_ context.Context, s *Sample) error {
 }
 
 // blockRole is the role a task the tracer saw counts under, if it is the server's:
-// one seen this interval or the previous; a thread of the server's process, by its
-// name; a child of one of its processes that began and ended between two samples,
-// under the clients (engine.ProcessRoles).
+// one seen this interval or the previous; for a server told apart by threads, a
+// thread of its process by its name; otherwise a thread of one of its processes by
+// that process's role, and a child of one of them that began and ended between two
+// samples under the clients' role (engine.ProcessRoles).
 func (sv *serverState) blockRole(k taskIOKey) (string, bool) {
-	if r, ok := sv.roleOfTID[k.tid]; ok {
+	if r, ok := sv.seenRole(k.tid); ok {
 		return r, true
 	}
-	if r, ok := sv.prevRoleOfTID[k.tid]; ok {
-		return r, true
-	}
-	switch {
-	case sv.Roles.ByThread() && sv.procs[k.pid]:
+	if sv.Roles.ByThread() {
+		if !sv.procs[k.pid] {
+			return "", false
+		}
 		r, _ := sv.Roles.Role(k.comm)
 		return sv.role(r), true
-	case !sv.Roles.ByThread() && sv.procs[k.ppid]:
+	}
+	if r, ok := sv.seenRole(k.pid); ok {
+		return r, true
+	}
+	if sv.procs[k.ppid] {
 		return sv.Roles.Roles()[0], true
 	}
 	return "", false
+}
+
+// seenRole is the role of task tid seen this interval or the previous one.
+func (sv *serverState) seenRole(tid int) (string, bool) {
+	if r, ok := sv.roleOfTID[tid]; ok {
+		return r, true
+	}
+	r, ok := sv.prevRoleOfTID[tid]
+	return r, ok
 }
 
 // Close closes the processes' files kept open.

@@ -22,38 +22,52 @@ import (
 )
 
 // roleServer starts a PostgreSQL whose data directory is on a loop device of the
-// test's own, and a monitor of that disk and of the server's processes by role,
-// through the block layer (ioLatency "on") or /proc and the database's own counts
-// ("off").
+// test's own (ownLoop), and a monitor of that disk and of the server's processes by
+// role (roleMonitor).
 func roleServer(t *testing.T, interval time.Duration, ioLatency string) (*pgserver.Server, func() *metrics.Monitor) {
 	t.Helper()
+	dir := ownLoop(t)
+	srv := pgtest.StartIn(t, filepath.Join(dir, "pgdata"))
+	return srv, func() *metrics.Monitor {
+		t.Helper()
+		return roleMonitor(t, srv.DSN("tpcc"), dir, interval, ioLatency)
+	}
+}
+
+// ownLoop mounts a fresh filesystem on a loop device of the test's own, without its
+// backing file: the loop device is then not followed to the machine's disk, and its
+// own counters, which see the test's I/O only, are sampled.
+func ownLoop(t *testing.T) string {
+	t.Helper()
 	disk := looptest.Mount(t, 512<<20)
-	// Without its backing file the loop device is not followed to the machine's
-	// disk: its own counters are sampled, which see the test's I/O only.
 	if err := os.Remove(disk.Backing); err != nil {
 		t.Fatal(err)
 	}
-	srv := pgtest.StartIn(t, filepath.Join(disk.Dir, "pgdata"))
+	return disk.Dir
+}
+
+// roleMonitor is a monitor of dir's disk, of the database dsn names and of its
+// server's processes by role, through the block layer (ioLatency "on") or /proc and
+// the database's own counts ("off").
+func roleMonitor(t *testing.T, dsn, dir string, interval time.Duration, ioLatency string) *metrics.Monitor {
+	t.Helper()
 	ctx := context.Background()
-	return srv, func() *metrics.Monitor {
-		t.Helper()
-		db, err := engine.Open(ctx, srv.DSN("tpcc"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(db.Close)
-		server, err := metrics.LocalServer(ctx, db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mon, err := metrics.New(ctx, metrics.Config{Interval: interval, IOLatency: ioLatency, Database: db, Servers: []metrics.Server{server},
-			Targets: []metrics.Target{{Path: disk.Dir, Role: "data"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(mon.Close)
-		return mon
+	db, err := engine.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(db.Close)
+	server, err := metrics.LocalServer(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon, err := metrics.New(ctx, metrics.Config{Interval: interval, IOLatency: ioLatency, Database: db, Servers: []metrics.Server{server},
+		Targets: []metrics.Target{{Path: dir, Role: "data"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mon.Close)
+	return mon
 }
 
 func exec(t *testing.T, conn *pgx.Conn, sql string) {

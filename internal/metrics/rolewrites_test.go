@@ -2,13 +2,17 @@ package metrics_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/mysql"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // roleWritesTolerance is how far the rows' writes may be from the disk's, in % of
@@ -17,17 +21,14 @@ import (
 // window's two edges count in one and not the other.
 const roleWritesTolerance = 5
 
-// tpccWindow builds one warehouse on a PostgreSQL on a loop device of the test's
-// own, then samples a few seconds of TPC-C by four users with a monitor made with
-// ioLatency ("on": the block layer; "off": /proc and the database's own counts).
-func tpccWindow(t *testing.T, ioLatency string) *metrics.Report {
+// tpccWindow builds one warehouse in the database dsn names, whose server keeps its
+// files in dir, on a loop device of the test's own (ownLoop), then samples a few
+// seconds of TPC-C by four users with a monitor made with ioLatency ("on": the block
+// layer; "off": /proc and the database's own counts).
+func tpccWindow(t *testing.T, dsn, dir, ioLatency string) *metrics.Report {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: starts a PostgreSQL server")
-	}
-	srv, monitor := roleServer(t, time.Second, ioLatency)
 	ctx := context.Background()
-	db, err := engine.Open(ctx, srv.DSN("tpcc"))
+	db, err := engine.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func tpccWindow(t *testing.T, ioLatency string) *metrics.Report {
 	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 1, Version: "test"}); err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	mon := monitor()
+	mon := roleMonitor(t, dsn, dir, time.Second, ioLatency)
 	origin := time.Now()
 	mon.Start(ctx, origin)
 	if _, err := driver.Run(ctx, db, driver.Config{Users: 4, Duration: 6 * time.Second, Mode: engine.Procedures, Seed: 1, ClientCPUs: 1}); err != nil {
@@ -44,12 +45,38 @@ func tpccWindow(t *testing.T, ioLatency string) *metrics.Report {
 	return mon.Stop(ctx, 0, time.Since(origin).Seconds())
 }
 
+// postgresWindow is tpccWindow on a PostgreSQL of the test's own.
+func postgresWindow(t *testing.T, ioLatency string) *metrics.Report {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: starts a PostgreSQL server")
+	}
+	dir := ownLoop(t)
+	srv := pgtest.StartIn(t, filepath.Join(dir, "pgdata"))
+	return tpccWindow(t, srv.DSN("tpcc"), dir, ioLatency)
+}
+
 // TestRoleWritesReconcile: under TPC-C, the writes of every row (the server's roles,
 // the kernel's threads, other processes) add up to what /proc/diskstats says the
 // server's own disk wrote, and the client backends never wrote more than the disk.
 // /proc/PID/io write_bytes credited them 3-9 times the disk's writes on Linux 6.18.
 func TestRoleWritesReconcile(t *testing.T) {
-	r := tpccWindow(t, "on")
+	reconciles(t, postgresWindow(t, "on"), "client_backends")
+}
+
+// TestRoleWritesReconcileMariaDB is TestRoleWritesReconcile on MariaDB, whose roles
+// are its threads'.
+func TestRoleWritesReconcileMariaDB(t *testing.T) {
+	dir := ownLoop(t)
+	srv := mariadbtest.StartIn(t, filepath.Join(dir, "mariadb"))
+	reconciles(t, tpccWindow(t, srv.URL, dir, "on"), "")
+}
+
+// reconciles checks that the rows' writes add up to the disk's within the
+// tolerance, and that clients (a role, if the server names it) wrote some and no
+// more than the disk.
+func reconciles(t *testing.T, r *metrics.Report, clients string) {
+	t.Helper()
 	if len(r.Summary.Disks) != 1 {
 		t.Fatalf("disks sampled: %+v", r.Summary.Disks)
 	}
@@ -63,7 +90,7 @@ func TestRoleWritesReconcile(t *testing.T) {
 		}
 		t.Logf("%s: %.2f MB written (%.1f%%), %.2f MB read", rt.Role, *rt.WriteMB, *rt.WritePctOfDisks, rt.ReadMB)
 		sumPct += *rt.WritePctOfDisks
-		if rt.Role == "client_backends" {
+		if rt.Role == clients {
 			clientsPct = *rt.WritePctOfDisks
 		}
 	}
@@ -74,8 +101,8 @@ func TestRoleWritesReconcile(t *testing.T) {
 	if sumPct < 100-roleWritesTolerance || sumPct > 100+roleWritesTolerance {
 		t.Errorf("the rows' writes add up to %.1f%% of the disk's, want 100 ± %d%%", sumPct, roleWritesTolerance)
 	}
-	if clientsPct <= 0 || clientsPct > 100 {
-		t.Errorf("client backends wrote %.1f%% of the disk's writes, want some and at most 100%%", clientsPct)
+	if clients != "" && (clientsPct <= 0 || clientsPct > 100) {
+		t.Errorf("%s wrote %.1f%% of the disk's writes, want some and at most 100%%", clients, clientsPct)
 	}
 	if src := r.Sources["process_io"]; src == "" {
 		t.Error("no source label for process_io")
@@ -94,7 +121,7 @@ func TestRoleWritesReconcile(t *testing.T) {
 // data pages handed to the OS are no more than the disk wrote (each reaches the disk
 // at most once per write-back; pages written again before one count once there).
 func TestRoleWritesWithoutTracing(t *testing.T) {
-	r := tpccWindow(t, "off")
+	r := postgresWindow(t, "off")
 	for _, rt := range r.Summary.ProcessIO {
 		if rt.Source != "proc" || rt.WriteMB != nil || rt.WriteMBps != nil {
 			t.Errorf("%s: source %q, writes %v: want /proc's reads only", rt.Role, rt.Source, rt.WriteMB)
