@@ -31,27 +31,14 @@ go build -o "$SB" ./cmd/storbench
 pg_start "$disk/pg" "shared_buffers = 128MB"
 "$SB" build --dsn "$DSN" --warehouses 1 >/dev/null
 # The load runs through every measurement (4 runs of short + long seconds, start-up).
-"$SB" run --dsn "$DSN" --users 4 --duration "$((4 * (long + short + 30) + 60))s" --no-metrics >/dev/null &
+"$SB" run --dsn "$DSN" --users 4 --duration "$((4 * (long + short + 30) + 60))s" --no-metrics >/dev/null 2>&1 &
 load_pid=$!
 sleep 5
 
-cpu_seconds() {
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"{r.ru_utime + r.ru_stime:.4f}")
-PY
-}
-
 measure() { # label, then the run's flags
-  local label=$1 a b
+  local label=$1
   shift
-  a=$(cpu_seconds "$SB" run --metrics-only --duration "${short}s" --metrics-interval 1s --path "$disk" "$@")
-  b=$(cpu_seconds "$SB" run --metrics-only --duration "${long}s" --metrics-interval 1s --path "$disk" "$@")
-  python3 -c "
-a, b, d = $a, $b, $long - $short
-print(f'$label: {100*(b-a)/d:.3f}% of one core (marginal; {b:.2f} s CPU over a $long s run incl. start-up)')"
+  sampler_cpu "$label" "$short" "$long" --path "$disk" "$@"
 }
 
 echo "sampler CPU at 1 s under TPC-C, 4 users, 1 warehouse ($(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg))"

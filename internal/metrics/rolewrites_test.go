@@ -24,8 +24,9 @@ const roleWritesTolerance = 5
 // tpccWindow builds one warehouse in the database dsn names, whose server keeps its
 // files in dir, on a loop device of the test's own (ownLoop), then samples a few
 // seconds of TPC-C by four users with a monitor made with ioLatency ("on": the block
-// layer; "off": /proc and the database's own counts).
-func tpccWindow(t *testing.T, dsn, dir, ioLatency string) *metrics.Report {
+// layer; "off": /proc and the database's own counts), and then, if given, what
+// then does before the window ends.
+func tpccWindow(t *testing.T, dsn, dir, ioLatency string, then func()) *metrics.Report {
 	t.Helper()
 	ctx := context.Background()
 	db, err := engine.Open(ctx, dsn)
@@ -42,18 +43,46 @@ func tpccWindow(t *testing.T, dsn, dir, ioLatency string) *metrics.Report {
 	if _, err := driver.Run(ctx, db, driver.Config{Users: 4, Duration: 6 * time.Second, Mode: engine.Procedures, Seed: 1, ClientCPUs: 1}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	if then != nil {
+		then()
+	}
 	return mon.Stop(ctx, 0, time.Since(origin).Seconds())
 }
 
-// postgresWindow is tpccWindow on a PostgreSQL of the test's own.
-func postgresWindow(t *testing.T, ioLatency string) *metrics.Report {
+// postgresWindow is tpccWindow on a PostgreSQL of the test's own, with a CHECKPOINT
+// at the window's end when checkpoint is set.
+func postgresWindow(t *testing.T, ioLatency string, checkpoint bool) *metrics.Report {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a PostgreSQL server")
 	}
 	dir := ownLoop(t)
 	srv := pgtest.StartIn(t, filepath.Join(dir, "pgdata"))
-	return tpccWindow(t, srv.DSN("tpcc"), dir, ioLatency)
+	var then func()
+	if checkpoint {
+		then = func() {
+			ctx := context.Background()
+			conn, err := srv.Connect(ctx, "tpcc")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			// The checkpointer publishes its counters after the CHECKPOINT has
+			// returned: the window ends once they show it.
+			const written = "SELECT buffers_checkpoint FROM pg_stat_bgwriter"
+			var before, after int64
+			if err := conn.QueryRow(ctx, written).Scan(&before); err != nil {
+				t.Fatal(err)
+			}
+			exec(t, conn, "CHECKPOINT")
+			for deadline := time.Now().Add(5 * time.Second); after <= before && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if err := conn.QueryRow(ctx, written).Scan(&after); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return tpccWindow(t, srv.DSN("tpcc"), dir, ioLatency, then)
 }
 
 // TestRoleWritesReconcile: under TPC-C, the writes of every row (the server's roles,
@@ -61,7 +90,7 @@ func postgresWindow(t *testing.T, ioLatency string) *metrics.Report {
 // server's own disk wrote, and the client backends never wrote more than the disk.
 // /proc/PID/io write_bytes credited them 3-9 times the disk's writes on Linux 6.18.
 func TestRoleWritesReconcile(t *testing.T) {
-	reconciles(t, postgresWindow(t, "on"), "client_backends")
+	reconciles(t, postgresWindow(t, "on", false), "client_backends")
 }
 
 // TestRoleWritesReconcileMariaDB is TestRoleWritesReconcile on MariaDB, whose roles
@@ -69,7 +98,7 @@ func TestRoleWritesReconcile(t *testing.T) {
 func TestRoleWritesReconcileMariaDB(t *testing.T) {
 	dir := ownLoop(t)
 	srv := mariadbtest.StartIn(t, filepath.Join(dir, "mariadb"))
-	reconciles(t, tpccWindow(t, srv.URL, dir, "on"), "")
+	reconciles(t, tpccWindow(t, srv.URL, dir, "on", nil), "")
 }
 
 // reconciles checks that the rows' writes add up to the disk's within the
@@ -117,11 +146,11 @@ func reconciles(t *testing.T, r *metrics.Report, clients string) {
 }
 
 // TestRoleWritesWithoutTracing: without the block layer, no role has writes from
-// /proc/PID/io; the writes by role are PostgreSQL's own counts, labelled, and its
-// data pages handed to the OS are no more than the disk wrote (each reaches the disk
-// at most once per write-back; pages written again before one count once there).
+// /proc/PID/io; the writes by role are PostgreSQL's own counts, labelled: with a
+// CHECKPOINT at the window's end (its pages reach the disk in the window, at its
+// fsyncs), the checkpointer's pages and the WAL are no more than the disk wrote.
 func TestRoleWritesWithoutTracing(t *testing.T) {
-	r := postgresWindow(t, "off")
+	r := postgresWindow(t, "off", true)
 	for _, rt := range r.Summary.ProcessIO {
 		if rt.Source != "proc" || rt.WriteMB != nil || rt.WriteMBps != nil {
 			t.Errorf("%s: source %q, writes %v: want /proc's reads only", rt.Role, rt.Source, rt.WriteMB)
@@ -143,8 +172,8 @@ func TestRoleWritesWithoutTracing(t *testing.T) {
 			t.Errorf("no %s among the database's writes by role", role)
 		}
 	}
-	if roles["wal_all_roles"] <= 0 {
-		t.Errorf("no WAL counted under TPC-C")
+	if roles["wal_all_roles"] <= 0 || roles["checkpointer"] <= 0 {
+		t.Errorf("no WAL or no checkpointer's pages counted under TPC-C with a CHECKPOINT")
 	}
 	if data := roles["checkpointer"] + roles["bgwriter"] + roles["client_backends"]; data+roles["wal_all_roles"] > diskMB*(1+roleWritesTolerance/100.0) {
 		t.Errorf("the database counts %.2f MB of data pages and WAL, more than the disk's %.2f MB", data+roles["wal_all_roles"], diskMB)
