@@ -202,7 +202,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 		if byBlock {
 			m.report.Sources["process_io"] = blockRoleSource
 		} else {
-			m.sampler.Note("I/O by process role: reads only (/proc/PID/io read_bytes), as the block layer could not be traced (--io-latency %s); writes by role are the database's own counts, where it keeps them", cfg.IOLatency)
+			m.sampler.Note("I/O by process role: reads only (/proc/PID/io read_bytes), as the block layer was not traced (--io-latency %s, or see why per-I/O latency was not available); writes by role are the database's own counts, where it keeps them", cfg.IOLatency)
 		}
 		if note != "" {
 			m.sampler.Note("%s", note)
