@@ -2,6 +2,7 @@
 # postgres user when we are root (initdb refuses root). Source it, then:
 #   pg_start DIR [extra postgresql.conf lines...]   sets PGPORT and DSN
 #   pg_stop
+#   sampler_cpu LABEL SHORT LONG FLAGS...   the marginal CPU of `$SB run --metrics-only`
 PG_BIN=${STORBENCH_PG_BINDIR:-$(pg_config --bindir)}
 
 as_pg() {
@@ -32,4 +33,28 @@ pg_start() {
 
 pg_stop() {
   [ -n "${PGDATA_DIR:-}" ] && as_pg "$PG_BIN/pg_ctl -D $PGDATA_DIR -m fast -w stop" >/dev/null || true
+}
+
+# sampler_cpu LABEL SHORT LONG FLAGS...: the CPU `$SB run --metrics-only FLAGS`
+# (storbench and its children, bpftrace) costs per second of its window, past
+# start-up: (CPU of a LONG s run - CPU of a SHORT s run) / (LONG - SHORT), from
+# getrusage of the children, so start-up is not spread over the run.
+sampler_cpu() {
+  local label=$1 short=$2 long=$3 a b
+  shift 3
+  a=$(cpu_seconds "$SB" run --metrics-only --duration "${short}s" --metrics-interval 1s "$@")
+  b=$(cpu_seconds "$SB" run --metrics-only --duration "${long}s" --metrics-interval 1s "$@")
+  python3 -c "
+a, b, d = $a, $b, $long - $short
+print(f'$label: {100*(b-a)/d:.3f}% of one core (marginal; {b:.2f} s CPU over a $long s run incl. start-up)')"
+}
+
+# cpu_seconds CMD...: the CPU seconds CMD and its children used.
+cpu_seconds() {
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{r.ru_utime + r.ru_stime:.4f}")
+PY
 }

@@ -38,23 +38,10 @@ for _ in $(seq 60); do
 done
 echo "server processes: $(( $(cat /proc/$(head -1 "$disk/pg/postmaster.pid")/task/*/children | wc -w) + 1 )) ($n client backends)"
 
-cpu_seconds() {
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"{r.ru_utime + r.ru_stime:.4f}")
-PY
-}
-
 measure() { # label, then the run's flags
-  local label=$1 a b
+  local label=$1
   shift
-  a=$(cpu_seconds "$SB" run --metrics-only --duration "${short}s" --metrics-interval 1s --io-latency off --path "$disk" "$@")
-  b=$(cpu_seconds "$SB" run --metrics-only --duration "${long}s" --metrics-interval 1s --io-latency off --path "$disk" "$@")
-  python3 -c "
-a, b, d = $a, $b, $long - $short
-print(f'$label: {100*(b-a)/d:.3f}% of one core (marginal; {b:.2f} s CPU over a $long s run incl. start-up)')"
+  sampler_cpu "$label" "$short" "$long" --io-latency off --path "$disk" "$@"
 }
 
 echo "sampler CPU at 1 s ($(nproc) cores, $(uname -r)); goal < 0.5% of one core"

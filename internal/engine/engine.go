@@ -255,8 +255,40 @@ type Activity struct {
 	// files: the storage work of its commits and checkpoints (0 where the engine does
 	// not count them; Source says which).
 	Fsyncs, DataWriteBytes int64
+	// Writes are what each role of the server handed to the OS to write, as the
+	// server counts it (nil where it keeps no such count), in the same order at
+	// every reading; Source says how each is counted.
+	Writes []RoleWrite
 	// Source names where the counters come from, for the result's labels.
 	Source string
+}
+
+// RoleWrite is the bytes one role of a server wrote, by the server's own count.
+type RoleWrite struct {
+	Role  string
+	Bytes int64
+}
+
+// roleWrites combines two readings' writes role by role with op; a reading whose
+// roles differ (another server) gives none. A sum starts from none.
+func roleWrites(a, b []RoleWrite, op func(x, y int64) int64) []RoleWrite {
+	if a == nil {
+		a = make([]RoleWrite, len(b))
+		for i := range b {
+			a[i].Role = b[i].Role
+		}
+	}
+	if len(a) != len(b) {
+		return nil
+	}
+	out := make([]RoleWrite, len(a))
+	for i := range a {
+		if a[i].Role != b[i].Role {
+			return nil
+		}
+		out[i] = RoleWrite{a[i].Role, op(a[i].Bytes, b[i].Bytes)}
+	}
+	return out
 }
 
 // Minus is the change from an earlier reading.
@@ -265,7 +297,7 @@ func (a Activity) Minus(b Activity) Activity {
 		BlocksRead: a.BlocksRead - b.BlocksRead, BlocksHit: a.BlocksHit - b.BlocksHit,
 		WALBytes: a.WALBytes - b.WALBytes, Checkpoints: a.Checkpoints - b.Checkpoints,
 		TempBytes: a.TempBytes - b.TempBytes, Fsyncs: a.Fsyncs - b.Fsyncs, DataWriteBytes: a.DataWriteBytes - b.DataWriteBytes,
-		Source: a.Source}
+		Writes: roleWrites(a.Writes, b.Writes, func(x, y int64) int64 { return x - y }), Source: a.Source}
 }
 
 // Plus adds another interval's change.
@@ -274,7 +306,7 @@ func (a Activity) Plus(b Activity) Activity {
 		BlocksRead: a.BlocksRead + b.BlocksRead, BlocksHit: a.BlocksHit + b.BlocksHit,
 		WALBytes: a.WALBytes + b.WALBytes, Checkpoints: a.Checkpoints + b.Checkpoints,
 		TempBytes: a.TempBytes + b.TempBytes, Fsyncs: a.Fsyncs + b.Fsyncs, DataWriteBytes: a.DataWriteBytes + b.DataWriteBytes,
-		Source: a.Source}
+		Writes: roleWrites(a.Writes, b.Writes, func(x, y int64) int64 { return x + y }), Source: a.Source}
 }
 
 // Storage is where a server keeps its files.

@@ -98,13 +98,26 @@ func (s *Sample) fields() []field {
 			field{"db_buffer_hit_pct", fixed(d.BufferHitPct, 2)}, field{"db_wal_mb_s", fixed(d.WALMBps, 3)},
 			field{"db_checkpoints", strconv.FormatInt(d.Checkpoints, 10)}, field{"db_temp_mb_s", fixed(d.TempMBps, 3)},
 			field{"db_fsyncs_s", fixed(d.FsyncsPerSec, 1)}, field{"db_data_write_mb_s", fixed(d.DataWriteMBps, 3)})
+		for _, w := range d.Writes {
+			fs = append(fs, field{"db_" + w.Role + "_write_mb_s", fixed(w.MBps, 3)})
+		}
 	}
 	for _, r := range s.ProcessIO {
 		p := "proc_" + r.Role + "_"
 		if r.Server != "" {
 			p = "proc_" + r.Server + "_" + r.Role + "_"
 		}
-		fs = append(fs, field{p + "read_mb_s", fixed(r.ReadMBps, 3)}, field{p + "write_mb_s", fixed(r.WriteMBps, 3)})
+		// A late trace leaves an interval's cells empty; "proc" has no write column.
+		opt := func(v *float64) string {
+			if v == nil {
+				return ""
+			}
+			return fixed(*v, 3)
+		}
+		fs = append(fs, field{p + "read_mb_s", opt(r.ReadMBps)})
+		if r.Source == sourceBlock {
+			fs = append(fs, field{p + "write_mb_s", opt(r.WriteMBps)})
+		}
 		if r.IODelayPct != nil {
 			fs = append(fs, field{p + "io_delay_pct", fixed(*r.IODelayPct, 1)})
 		}

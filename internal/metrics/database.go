@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -46,5 +47,8 @@ func (c *databaseCollector) Collect(ctx context.Context, s *Sample) error {
 
 // wentBack tells whether any cumulative counter decreased over an interval.
 func wentBack(d engine.Activity) bool {
-	return min(d.Commits, d.Rollbacks, d.BlocksRead, d.BlocksHit, d.WALBytes, d.Checkpoints, d.TempBytes, d.Fsyncs, d.DataWriteBytes) < 0
+	if min(d.Commits, d.Rollbacks, d.BlocksRead, d.BlocksHit, d.WALBytes, d.Checkpoints, d.TempBytes, d.Fsyncs, d.DataWriteBytes) < 0 {
+		return true
+	}
+	return slices.ContainsFunc(d.Writes, func(w engine.RoleWrite) bool { return w.Bytes < 0 })
 }

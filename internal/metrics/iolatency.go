@@ -37,7 +37,8 @@ const (
 	maxLineBytes = 4096
 )
 
-// IOLatency traces block I/O latency of some disks with bpftrace.
+// IOLatency traces block I/O latency of some disks with bpftrace, and, when asked,
+// the bytes each task asks of them (blocktask.go).
 type IOLatency struct {
 	devices []BlockDevice
 	index   map[uint32]int // dev_t as the tracepoints print it → position in devices
@@ -46,16 +47,27 @@ type IOLatency struct {
 	exited  chan struct{} // closed once bpftrace has exited and its output is read
 	ready   chan struct{} // closed at the first chunk: probes are attached and output flows
 
-	out       lineSplitter // bpftrace's stdout, only touched by exec's copying goroutine
-	errOut    lineSplitter // its stderr, likewise
-	pending   []histEntry  // the chunk being read
-	readyOnce sync.Once
+	out     lineSplitter // bpftrace's stdout, only touched by exec's copying goroutine
+	errOut  lineSplitter // its stderr, likewise
+	pending []histEntry  // the chunk being read
+	// pendingTasks are the chunk's task entries.
+	pendingTasks map[taskIOKey]uint64
+	readyOnce    sync.Once
 
 	mu sync.Mutex
 	// counts are the cumulative counts as of the last complete chunk, chunks how
 	// many chunks have completed; base and baseChunks are the same at the previous
 	// Collect.
 	counts map[histKey]uint64
+	// tasks are the cumulative bytes by task as of the last complete chunk (nil
+	// unless asked for), baseTasks the same at the previous delivery, which was at
+	// baseAt.
+	tasks     map[taskIOKey]uint64
+	baseTasks map[taskIOKey]uint64
+	baseAt    time.Time
+	// keysMax is the bound of each of bpftrace's maps.
+	keysMax int
+	clock
 	chunks uint64
 	// chunked is closed (and replaced) whenever a chunk completes.
 	chunked    chan struct{}
@@ -93,17 +105,23 @@ func chunkWait(interval time.Duration) time.Duration {
 	return min(max(interval/2, 10*time.Millisecond), 250*time.Millisecond)
 }
 
+// taskKeys is room for this many tasks' keys (a task that reads and writes takes
+// two): a run whose server starts more tasks that do I/O than that (a new
+// connection per transaction) loses the bytes of the later ones, and says so.
+const taskKeys = 16384
+
 // chunkSignal asks bpftrace for a chunk (iolatency.bt): SIGCONT, as it does nothing
 // to a process that is not stopped.
 const chunkSignal = unix.SIGCONT
 
 // ioLatencyProgram is the bpftrace program for devices, printing a chunk when
 // process asker sends bpftrace chunkSignal.
-func ioLatencyProgram(devices []BlockDevice, asker int) (string, error) {
+func ioLatencyProgram(devices []BlockDevice, asker int, byTask bool) (string, error) {
 	params := struct {
 		Devs          []uint32
 		Asker, Signal int
-	}{Asker: asker, Signal: int(chunkSignal)}
+		ByTask        bool
+	}{Asker: asker, Signal: int(chunkSignal), ByTask: byTask}
 	for _, d := range devices {
 		params.Devs = append(params.Devs, devT(d))
 	}
@@ -121,7 +139,10 @@ func ioLatencyProgram(devices []BlockDevice, asker int) (string, error) {
 //
 // Devices must be request-based (blk-mq): a bio-based device such as device-mapper
 // or md has no block_rq events of its own; its I/O shows on the disks beneath it.
-func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Duration) (*IOLatency, error) {
+//
+// byTask also counts the bytes each task asks of the devices, which Collect hands to
+// the process collector in the same sample.
+func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Duration, byTask bool) (*IOLatency, error) {
 	if len(devices) == 0 {
 		return nil, errors.New("no block devices to trace")
 	}
@@ -135,12 +156,15 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	if err := mountTracefs(); err != nil {
 		return nil, err
 	}
-	prog, err := ioLatencyProgram(devices, os.Getpid())
+	prog, err := ioLatencyProgram(devices, os.Getpid(), byTask)
 	if err != nil {
 		return nil, err
 	}
 
 	l := newIOLatency(devices, chunkWait(interval))
+	if byTask {
+		l.tasks, l.baseTasks, l.pendingTasks = map[taskIOKey]uint64{}, map[taskIOKey]uint64{}, map[taskIOKey]uint64{}
+	}
 	run, stop := context.WithCancel(ctx)
 	l.stop = stop
 	// Line buffering: bpftrace buffers a pipe fully otherwise, and chunks would
@@ -149,8 +173,15 @@ func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Du
 	cmd := childproc.Command(run, stopDelay, bpftrace, "-B", "line", "-e", prog)
 	// One histogram key per bucket per device (at most 64·16) plus the I/Os in
 	// flight: bpftrace's default of 4096 keys per map is too few for many devices.
+	// The same bound holds the tasks' keys, one per task, device and operation,
+	// never removed: taskKeys more for them (a map's entries are allocated when it
+	// is made: ~100 bytes each).
 	// (BPFTRACE_MAP_KEYS_MAX until bpftrace 0.20, BPFTRACE_MAX_MAP_KEYS after.)
-	keys := strconv.Itoa(4096 + 1024*len(devices))
+	l.keysMax = 4096 + 1024*len(devices)
+	if byTask {
+		l.keysMax += taskKeys
+	}
+	keys := strconv.Itoa(l.keysMax)
 	cmd.Env = append(cmd.Env, "BPFTRACE_MAP_KEYS_MAX="+keys, "BPFTRACE_MAX_MAP_KEYS="+keys)
 	cmd.Stdout = writerFunc(func(p []byte) { l.out.write(p, l.stdoutLine) })
 	cmd.Stderr = writerFunc(func(p []byte) { l.errOut.write(p, l.stderrLine) })
@@ -269,6 +300,12 @@ func (l *IOLatency) stdoutLine(line []byte) {
 		l.pending = append(l.pending, histEntry{key, n})
 		return
 	}
+	if key, sectors, ok := parseTaskLine(line); ok {
+		if _, ours := l.index[key.dev]; ours && l.tasks != nil {
+			l.pendingTasks[key] = sectors * SectorBytes
+		}
+		return
+	}
 	if !isMarker(line) {
 		return
 	}
@@ -278,6 +315,10 @@ func (l *IOLatency) stdoutLine(line []byte) {
 			l.counts[e.key] = e.n
 		}
 	}
+	for k, n := range l.pendingTasks {
+		l.tasks[k] = n
+	}
+	clear(l.pendingTasks)
 	l.chunks++
 	close(l.chunked)
 	l.chunked = make(chan struct{})
@@ -302,7 +343,8 @@ func (l *IOLatency) stderrLine(line []byte) {
 }
 
 // Collect implements Collector: appends one Latency per device (a device with no I/O
-// gets one with IOs 0) to s.Latency for the chunks received since the previous call.
+// gets one with IOs 0) to s.Latency for the chunks received since the previous call,
+// and, when counting by task, hands their bytes by task to the process collector.
 // The first call only marks where the first interval starts. If bpftrace has stopped,
 // one call says why and later ones add nothing; so do intervals in which no chunk
 // arrived, rather than claiming that there was no I/O.
@@ -320,11 +362,23 @@ func (l *IOLatency) Collect(ctx context.Context, s *Sample) error {
 	if !l.primed {
 		l.primed = true
 		maps.Copy(l.base, l.counts)
-		l.baseChunks = l.chunks
+		maps.Copy(l.baseTasks, l.tasks)
+		l.baseChunks, l.baseAt = l.chunks, l.clock.read()
 		return nil
 	}
 	if l.chunks == l.baseChunks {
 		return nil
+	}
+	if l.tasks != nil {
+		now := l.clock.read()
+		b := &blockTaskIO{bytes: map[taskIOKey]uint64{}, seconds: now.Sub(l.baseAt).Seconds()}
+		for k, n := range l.tasks {
+			if prev := l.baseTasks[k]; n > prev {
+				b.bytes[k] = n - prev
+				l.baseTasks[k] = n
+			}
+		}
+		s.blockIO, l.baseAt = b, now
 	}
 	hists := make([]LatencyHistogram, len(l.devices))
 	for i := range hists {
@@ -341,6 +395,17 @@ func (l *IOLatency) Collect(ctx context.Context, s *Sample) error {
 		s.Latency = append(s.Latency, latencyFigures(d.Name, hists[i]))
 	}
 	return nil
+}
+
+// TasksFull says, once the count by task has run out of keys, that the bytes of the
+// tasks that came later are not counted; "" until then.
+func (l *IOLatency) TasksFull() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tasks == nil || len(l.tasks) < l.keysMax {
+		return ""
+	}
+	return fmt.Sprintf("the count of bytes by task filled bpftrace's %d keys: the bytes of tasks that began later are in no row, and the rows add up to less than the disks' I/O", l.keysMax)
 }
 
 // awaitChunk asks for a chunk and waits for it, at most l.chunkWait: one printed after

@@ -129,9 +129,16 @@ func TestIOLatencyParseLine(t *testing.T) {
 }
 
 func TestIOLatencyScriptPredicate(t *testing.T) {
-	prog, err := ioLatencyProgram([]BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "nvme0n1", Major: 259, Minor: 1}}, 4242)
+	prog, err := ioLatencyProgram([]BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "nvme0n1", Major: 259, Minor: 1}}, 4242, true)
 	if err != nil {
 		t.Fatal(err)
+	}
+	untasked, err := ioLatencyProgram([]BlockDevice{{Name: "vda", Major: 254, Minor: 0}}, 4242, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(untasked, "@b") {
+		t.Errorf("program counts bytes by task unasked:\n%s", untasked)
 	}
 	pred := "args->dev == 266338304 || args->dev == 271581185"
 	for _, want := range []string{
@@ -139,6 +146,8 @@ func TestIOLatencyScriptPredicate(t *testing.T) {
 		"tracepoint:block:block_rq_complete /(" + pred + ") && @start[args->dev, args->sector]/\n",
 		"tracepoint:signal:signal_generate /pid == 4242 && args->sig == 18/\n",
 		"@h[args->dev, $b] = count();",
+		"tracepoint:block:block_bio_queue /" + pred + "/\n",
+		"print(@b);",
 	} {
 		if !strings.Contains(prog, want) {
 			t.Errorf("program lacks %q:\n%s", want, prog)
@@ -312,7 +321,7 @@ func TestIOLatencyPrintsWhenAsked(t *testing.T) {
 	_, disk := ownDisk(t, 16<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l, err := StartIOLatency(ctx, []BlockDevice{disk}, 100*time.Millisecond)
+	l, err := StartIOLatency(ctx, []BlockDevice{disk}, 100*time.Millisecond, false)
 	if err != nil {
 		if iolatTestEnvironment(err) {
 			t.Skipf("per-I/O latency not available: %v", err)
@@ -355,7 +364,7 @@ func TestIOLatencyDisk(t *testing.T) {
 	const interval = time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l, err := StartIOLatency(ctx, []BlockDevice{disk}, interval)
+	l, err := StartIOLatency(ctx, []BlockDevice{disk}, interval, false)
 	if err != nil {
 		if iolatTestEnvironment(err) {
 			t.Skipf("per-I/O latency not available: %v", err)
@@ -449,14 +458,14 @@ func TestIOLatencyFakeBpftrace(t *testing.T) {
 
 	t.Run("attach", func(t *testing.T) {
 		fake(t, memlock+"echo 'stdin:1:1-26: ERROR: tracepoint not found: block:block_rq_issue' >&2\necho 'tracepoint:block:block_rq_issue' >&2\nexit 1\n")
-		_, err := StartIOLatency(context.Background(), devs, time.Second)
+		_, err := StartIOLatency(context.Background(), devs, time.Second, false)
 		if want := "bpftrace failed to attach: stdin:1:1-26: ERROR: tracepoint not found: block:block_rq_issue"; err == nil || err.Error() != want {
 			t.Fatalf("got %v, want %q", err, want)
 		}
 	})
 	t.Run("exit", func(t *testing.T) {
 		fake(t, memlock+"echo 'Attaching 4 probes...'\necho '-- 1'\n/bin/sleep 0.2\necho 'ERROR: lost the map' >&2\nexit 1\n")
-		l, err := StartIOLatency(context.Background(), devs, time.Second)
+		l, err := StartIOLatency(context.Background(), devs, time.Second, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,7 +478,7 @@ func TestIOLatencyFakeBpftrace(t *testing.T) {
 	})
 	t.Run("close", func(t *testing.T) {
 		fake(t, memlock+chunks)
-		l, err := StartIOLatency(context.Background(), devs, time.Second)
+		l, err := StartIOLatency(context.Background(), devs, time.Second, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -496,7 +505,7 @@ func TestIOLatencyFakeBpftrace(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		fake(t, memlock+chunks)
 		ctx, cancel := context.WithCancel(context.Background())
-		l, err := StartIOLatency(ctx, devs, time.Second)
+		l, err := StartIOLatency(ctx, devs, time.Second, false)
 		if err != nil {
 			t.Fatal(err)
 		}

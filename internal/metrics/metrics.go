@@ -39,6 +39,9 @@ type Sample struct {
 	ProcessIO []RoleIO `json:"process_io,omitempty"`
 	// GroupCPU is each managed instance's cgroup's CPU use, limit and throttling.
 	GroupCPU []GroupCPU `json:"cgroup_cpu,omitempty"`
+	// blockIO is what the tracer counted by task since its previous delivery, for
+	// the process collector, which runs after it.
+	blockIO *blockTaskIO
 	// Resets names the sources whose counters were reset in this interval (a server
 	// restart): they have no figures here (ErrCounterReset).
 	Resets []string `json:"counter_resets,omitempty"`
@@ -226,8 +229,19 @@ type Database struct {
 	// file writes (see the source label: not every engine counts both).
 	FsyncsPerSec  float64 `json:"fsyncs_s"`
 	DataWriteMBps float64 `json:"data_write_mb_s"`
-	delta         engine.Activity
-	seconds       float64
+	// Writes are what each role of the server wrote by the database's own count
+	// (the source label says what is counted), where it keeps one: the writes by
+	// role when the block layer cannot be traced.
+	Writes  []DatabaseWrite `json:"writes_by_role,omitempty"`
+	delta   engine.Activity
+	seconds float64
+}
+
+// DatabaseWrite is one role's writes by the database's own count.
+type DatabaseWrite struct {
+	Role string  `json:"role"`
+	MB   float64 `json:"mb"` // 10^6 bytes
+	MBps float64 `json:"mb_s"`
 }
 
 // databaseFigures turns an interval's counter deltas into rates.
@@ -242,6 +256,14 @@ func databaseFigures(d engine.Activity, seconds float64) *Database {
 		db.TempMBps = float64(d.TempBytes) / seconds / 1e6
 		db.FsyncsPerSec = float64(d.Fsyncs) / seconds
 		db.DataWriteMBps = float64(d.DataWriteBytes) / seconds / 1e6
+	}
+	for _, w := range d.Writes {
+		mb := float64(w.Bytes) / 1e6
+		dw := DatabaseWrite{Role: w.Role, MB: mb}
+		if seconds > 0 {
+			dw.MBps = mb / seconds
+		}
+		db.Writes = append(db.Writes, dw)
 	}
 	if n := d.BlocksRead + d.BlocksHit; n > 0 {
 		db.BufferHitPct = 100 * float64(d.BlocksHit) / float64(n)

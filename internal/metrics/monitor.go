@@ -60,6 +60,7 @@ type Monitor struct {
 	report   Report
 	database *databaseCollector
 	host     *NodeExporter // nil when sampling this host
+	tracer   *IOLatency    // nil when not tracing
 	started  bool
 	stopped  bool
 }
@@ -176,12 +177,17 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	}
 	// The tracer is collected first: it waits for bpftrace's next print, and the
 	// counters read right after it then cover the same I/O.
+	// The same tracer counts the servers' bytes by task: /proc/PID/io cannot tell
+	// what a process wrote to the disks (blocktask.go).
+	byBlock := false
 	if len(devices) > 0 && cfg.IOLatency != "off" {
-		lat, err := StartIOLatency(ctx, devices, cfg.Interval)
+		lat, err := StartIOLatency(ctx, devices, cfg.Interval, len(cfg.Servers) > 0)
 		switch {
 		case err == nil:
 			m.sampler.Add("io_latency", lat)
 			m.report.Sources["io_latency"] = latencySource
+			m.tracer = lat
+			byBlock = len(cfg.Servers) > 0
 		case cfg.IOLatency == "on":
 			return fmt.Errorf("%w: --io-latency on: %v", input.ErrInvalid, err)
 		default:
@@ -189,12 +195,17 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 		}
 	}
 	if len(cfg.Servers) > 0 {
-		procs, note, err := NewProcesses(cfg.ProcRoot, cfg.Servers)
+		procs, note, err := NewProcesses(cfg.ProcRoot, cfg.Servers, byBlock)
 		if err != nil {
 			return err
 		}
 		m.sampler.Add("process_io", procs)
-		m.report.Sources["process_io"] = processSource
+		m.report.Sources["process_io"] = procRoleSource
+		if byBlock {
+			m.report.Sources["process_io"] = blockRoleSource
+		} else {
+			m.sampler.Note("I/O by process role: reads only (/proc/PID/io read_bytes), as the block layer was not traced (--io-latency %s, or see why per-I/O latency was not available); writes by role are the database's own counts, where it keeps them", cfg.IOLatency)
+		}
 		if note != "" {
 			m.sampler.Note("%s", note)
 		}
@@ -256,6 +267,11 @@ func (m *Monitor) Stop(ctx context.Context, from, to float64) *Report {
 	m.stopped = true
 	r := m.report
 	r.Samples = m.sampler.Stop(ctx)
+	if m.tracer != nil {
+		if full := m.tracer.TasksFull(); full != "" {
+			m.sampler.Note("%s", full)
+		}
+	}
 	r.Summary = Summarize(r.Samples, from, to)
 	if m.database != nil && m.database.source != "" {
 		r.Sources["database"] = m.database.source

@@ -30,23 +30,35 @@ type Server struct {
 }
 
 // RoleIO is what one role's processes (or threads) of a server read from and wrote
-// to storage over an interval: /proc/PID/io read_bytes and write_bytes, the bytes
-// they made the kernel fetch from storage and the bytes they dirtied (counted when
-// written into the page cache, not when the kernel writes them back).
+// to storage over an interval, or, for the rows of no server (hostRoles), what the
+// kernel's threads and other processes did to the sampled disks.
+//
+// Source "block" counts the bytes of each request the block layer got for the
+// sampled disks, by the task that submitted it (blocktask.go): reads and writes
+// that add up, over every row, to what the disks did. Source "proc" is /proc/PID/io
+// read_bytes, the bytes the role's tasks made the kernel fetch from storage: reads
+// only, as its write_bytes counts pages dirtied, many times what reaches the disks
+// on Linux 6.18 (a role's writes are then the database's own counts, Database.Writes).
 type RoleIO struct {
 	Server string `json:"server,omitempty"`
 	Role   string `json:"role"`
+	Source string `json:"source"`
 	// Tasks is how many processes (threads, for a server told apart by threads) held
-	// the role at the interval's end.
-	Tasks     int     `json:"tasks"`
-	ReadMBps  float64 `json:"read_mb_s"`  // 10^6 bytes per second
-	WriteMBps float64 `json:"write_mb_s"` // 10^6 bytes per second
+	// the role at the interval's end; for a row of no server, how many tasks did I/O.
+	Tasks int `json:"tasks"`
+	// ReadMBps and WriteMBps are 10^6 bytes per second; absent in an interval whose
+	// trace came late (its bytes count in the next one) and, for WriteMBps, with
+	// source "proc".
+	ReadMBps  *float64 `json:"read_mb_s,omitempty"`
+	WriteMBps *float64 `json:"write_mb_s,omitempty"`
 	// IODelayPct is the time the role's tasks waited for block I/O (delay accounting,
 	// /proc/PID/stat field 42), summed over them, in % of the interval: 300 is three
 	// tasks waiting all along. Absent where the kernel does not account it.
 	IODelayPct *float64 `json:"io_delay_pct,omitempty"`
 	delta      roleCounters
-	seconds    float64
+	// byteSeconds is the span of the bytes (the tracer's, with source "block"),
+	// seconds the interval's, over which the delay counts.
+	byteSeconds, seconds float64
 }
 
 // roleCounters are an interval's bytes and delay-accounting ticks (USER_HZ).
@@ -59,14 +71,25 @@ func (c roleCounters) plus(o roleCounters) roleCounters {
 // userHZ is the unit of /proc/PID/stat's times, the same on every Linux.
 const userHZ = 100
 
-// roleFigures turns a role's counters over seconds into rates.
-func roleFigures(server, role string, tasks int, d roleCounters, seconds float64, delay bool) RoleIO {
-	r := RoleIO{Server: server, Role: role, Tasks: tasks, delta: d, seconds: seconds}
-	if seconds <= 0 {
-		return r
+// Sources of the roles' bytes (RoleIO.Source).
+const (
+	sourceBlock = "block"
+	sourceProc  = "proc"
+)
+
+// roleFigures fills r's rates from its counters: bytes over byteSeconds (none when
+// 0), writes only with source "block", the delay over seconds when accounted.
+func roleFigures(r RoleIO, d roleCounters, byteSeconds, seconds float64, delay bool) RoleIO {
+	r.delta, r.byteSeconds, r.seconds = d, byteSeconds, seconds
+	if byteSeconds > 0 {
+		read := float64(d.read) / byteSeconds / 1e6
+		r.ReadMBps = &read
+		if r.Source == sourceBlock {
+			write := float64(d.write) / byteSeconds / 1e6
+			r.WriteMBps = &write
+		}
 	}
-	r.ReadMBps, r.WriteMBps = float64(d.read)/seconds/1e6, float64(d.write)/seconds/1e6
-	if delay {
+	if delay && seconds > 0 {
 		pct := 100 * float64(d.delay) / userHZ / seconds
 		r.IODelayPct = &pct
 	}
@@ -75,28 +98,37 @@ func roleFigures(server, role string, tasks int, d roleCounters, seconds float64
 
 // RoleTotal is one role's I/O over a window.
 type RoleTotal struct {
-	Server    string  `json:"server,omitempty"`
-	Role      string  `json:"role"`
-	ReadMB    float64 `json:"read_mb"`  // 10^6 bytes
-	WriteMB   float64 `json:"write_mb"` // 10^6 bytes
-	ReadMBps  float64 `json:"read_mb_s"`
-	WriteMBps float64 `json:"write_mb_s"`
-	// ReadPctOfDisks and WritePctOfDisks compare the role's bytes with what the
-	// sampled disks read and wrote over the window (every process's, and the
-	// kernel's writeback); absent without disk figures or when a disk did none.
+	Server   string  `json:"server,omitempty"`
+	Role     string  `json:"role"`
+	Source   string  `json:"source"`
+	ReadMB   float64 `json:"read_mb"` // 10^6 bytes
+	ReadMBps float64 `json:"read_mb_s"`
+	// WriteMB and WriteMBps are there with source "block" only.
+	WriteMB   *float64 `json:"write_mb,omitempty"`
+	WriteMBps *float64 `json:"write_mb_s,omitempty"`
+	// ReadPctOfDisks and WritePctOfDisks are the role's share of what the sampled
+	// disks read and wrote over the window (every process's, and the kernel's
+	// writeback); absent without disk figures or when a disk did none.
 	ReadPctOfDisks  *float64 `json:"read_pct_of_disks,omitempty"`
 	WritePctOfDisks *float64 `json:"write_pct_of_disks,omitempty"`
 	IODelayPct      *float64 `json:"io_delay_pct,omitempty"`
 }
 
-// processSource labels the figures in the result.
-const processSource = "/proc/PID/io read_bytes (fetched from storage) and write_bytes (dirtied in the page cache, written back later by the kernel) of every server process (threads for a server told apart by thread names: /proc/PID/task/TID/io), summed per role; io_delay_pct from /proc/PID/stat field 42 (delayacct_blkio_ticks) where the kernel accounts it; an exited process's I/O is kept: its last reading, and the rest of it from its parent's counters, which the kernel adds it to when it is reaped"
+// The labels of the figures in the result, by source.
+const (
+	processDelaySource = "io_delay_pct from /proc/PID/stat field 42 (delayacct_blkio_ticks) where the kernel accounts it"
+	blockRoleSource    = "the block layer (bpftrace on block:block_bio_queue, in the context of the task that submits each request): the bytes read and written on the sampled disks by each task, summed per role of the server's processes (threads for a server told apart by thread names), a child that came and went between samples under the clients; the rest are rows of their own: kernel_writeback (kworker threads, above all the flusher writing back pages any process dirtied: a checkpointer's pages written back by the flusher count there, not under the checkpointer), filesystem_journal (jbd2), kernel_other, other_processes; all rows add up to what the disks read and wrote; " + processDelaySource
+	procRoleSource     = "/proc/PID/io read_bytes (fetched from storage) of every server process (threads for a server told apart by thread names: /proc/PID/task/TID/io), summed per role; no writes by role from it (its write_bytes counts pages dirtied, on Linux 6.18 many times what reaches the disks): see the database's writes by role; an exited process's reads are kept: its last reading, and the rest from its parent's counters, which the kernel adds it to when it is reaped; " + processDelaySource
+)
 
 // processCollector samples the I/O of each server's processes by role.
 type processCollector struct {
 	fs      procfs.FS
 	servers []*serverState
 	delay   bool
+	// byBlock takes the bytes from the tracer's count by task (Sample.blockIO)
+	// rather than from /proc/PID/io.
+	byBlock bool
 	clock
 	prevAt time.Time
 	primed bool
@@ -121,6 +153,12 @@ type serverState struct {
 	threadStats map[[2]int]threadStat
 	threadSeen  map[[2]int]bool
 	tasks       map[taskID]*taskState
+	// roleOfTID is the role of each task (thread id; a process's own for a server
+	// told apart by processes) seen this interval, prevRoleOfTID the previous
+	// interval's: the tracer's bytes of a task that ended since count under it.
+	roleOfTID, prevRoleOfTID map[int]string
+	// procs are the server's processes listed this interval.
+	procs map[int]bool
 	// gone holds, per process whose exited threads or reaped children count in its
 	// own /proc/PID/io (thread mode: every process; process mode: the parents), its
 	// counters minus its live threads': the I/O of the tasks that ended.
@@ -179,21 +217,24 @@ type taskState struct {
 	seen  bool
 }
 
-// NewProcesses samples the servers' processes from procRoot. The kernel accounts
-// block I/O delay per task only with kernel.task_delayacct on (off by default since
-// Linux 5.14); the note says so when it is off.
-func NewProcesses(procRoot string, servers []Server) (Collector, string, error) {
+// NewProcesses samples the servers' processes from procRoot; byBlock takes their
+// bytes from the tracer collected before it (StartIOLatency byTask), which must be
+// running. The kernel accounts block I/O delay per task only with
+// kernel.task_delayacct on (off by default since Linux 5.14); the note says so when
+// it is off.
+func NewProcesses(procRoot string, servers []Server, byBlock bool) (Collector, string, error) {
 	fs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return nil, "", err
 	}
-	c := &processCollector{fs: fs, delay: true}
+	c := &processCollector{fs: fs, delay: true, byBlock: byBlock}
 	for _, s := range servers {
 		if s.Roles == nil || (s.Processes == nil && s.Main <= 0) {
 			return nil, "", fmt.Errorf("server %q: no roles or no processes to sample", s.Name)
 		}
 		c.servers = append(c.servers, &serverState{Server: s, files: newProcFiles(procRoot), stats: map[int]procStat{},
-			threadStats: map[[2]int]threadStat{}, threadSeen: map[[2]int]bool{}, tasks: map[taskID]*taskState{}, gone: map[taskID]ioCounters{}})
+			threadStats: map[[2]int]threadStat{}, threadSeen: map[[2]int]bool{}, tasks: map[taskID]*taskState{}, gone: map[taskID]ioCounters{},
+			roleOfTID: map[int]string{}, prevRoleOfTID: map[int]string{}, procs: map[int]bool{}})
 	}
 	note := ""
 	if b, err := os.ReadFile(filepath.Join(procRoot, "sys/kernel/task_delayacct")); err == nil && strings.TrimSpace(string(b)) == "0" {
@@ -207,21 +248,110 @@ func (c *processCollector) Collect(_ context.Context, s *Sample) error {
 	now := c.clock.read()
 	seconds := now.Sub(c.prevAt).Seconds()
 	var errs []error
+	type collected struct {
+		sv    *serverState
+		sums  map[string]roleCounters
+		tasks map[string]int
+	}
+	var servers []collected
 	for _, sv := range c.servers {
 		sums, tasks, err := sv.collect(c.fs, c.primed, c.delay)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if !c.primed {
-			continue
+		servers = append(servers, collected{sv, sums, tasks})
+	}
+	primed := c.primed
+	c.prevAt, c.primed = now, true
+	if !primed {
+		return errors.Join(errs...)
+	}
+	if !c.byBlock {
+		for _, v := range servers {
+			for _, role := range v.sv.Roles.Roles() {
+				r := RoleIO{Server: v.sv.Name, Role: role, Source: sourceProc, Tasks: v.tasks[role]}
+				s.ProcessIO = append(s.ProcessIO, roleFigures(r, v.sums[role], seconds, seconds, c.delay))
+			}
 		}
-		for _, role := range sv.Roles.Roles() {
-			s.ProcessIO = append(s.ProcessIO, roleFigures(sv.Name, role, tasks[role], sums[role], seconds, c.delay))
+		return errors.Join(errs...)
+	}
+	// The bytes of each task the tracer saw, by server and role, the rest by host
+	// row; with no trace this interval (late), no bytes: they count in the next.
+	byteSeconds := 0.0
+	counted := map[roleKey]roleCounters{}
+	hostTasks := map[string]map[int]bool{}
+	if b := s.blockIO; b != nil {
+		byteSeconds = b.seconds
+		for k, n := range b.bytes {
+			key := roleKey{role: ""}
+			for _, v := range servers {
+				if role, ok := v.sv.blockRole(k); ok {
+					key = roleKey{v.sv.Name, role}
+					break
+				}
+			}
+			if key.role == "" {
+				key.role = hostRole(k)
+				if hostTasks[key.role] == nil {
+					hostTasks[key.role] = map[int]bool{}
+				}
+				hostTasks[key.role][k.tid] = true
+			}
+			d := roleCounters{read: n}
+			if k.write {
+				d = roleCounters{write: n}
+			}
+			counted[key] = counted[key].plus(d)
 		}
 	}
-	c.prevAt, c.primed = now, true
+	for _, v := range servers {
+		for _, role := range v.sv.Roles.Roles() {
+			d := counted[roleKey{v.sv.Name, role}]
+			d.delay = v.sums[role].delay
+			r := RoleIO{Server: v.sv.Name, Role: role, Source: sourceBlock, Tasks: v.tasks[role]}
+			s.ProcessIO = append(s.ProcessIO, roleFigures(r, d, byteSeconds, seconds, c.delay))
+		}
+	}
+	for _, role := range hostRoles {
+		r := RoleIO{Role: role, Source: sourceBlock, Tasks: len(hostTasks[role])}
+		s.ProcessIO = append(s.ProcessIO, roleFigures(r, counted[roleKey{role: role}], byteSeconds, seconds, false))
+	}
 	return errors.Join(errs...)
+}
+
+// blockRole is the role a task the tracer saw counts under, if it is the server's:
+// one seen this interval or the previous; for a server told apart by threads, a
+// thread of its process by its name; otherwise a thread of one of its processes by
+// that process's role, and a child of one of them that began and ended between two
+// samples under the clients' role (engine.ProcessRoles).
+func (sv *serverState) blockRole(k taskIOKey) (string, bool) {
+	if r, ok := sv.seenRole(k.tid); ok {
+		return r, true
+	}
+	if sv.Roles.ByThread() {
+		if !sv.procs[k.pid] {
+			return "", false
+		}
+		r, _ := sv.Roles.Role(k.comm)
+		return sv.role(r), true
+	}
+	if r, ok := sv.seenRole(k.pid); ok {
+		return r, true
+	}
+	if sv.procs[k.ppid] {
+		return sv.Roles.Roles()[0], true
+	}
+	return "", false
+}
+
+// seenRole is the role of task tid seen this interval or the previous one.
+func (sv *serverState) seenRole(tid int) (string, bool) {
+	if r, ok := sv.roleOfTID[tid]; ok {
+		return r, true
+	}
+	r, ok := sv.prevRoleOfTID[tid]
+	return r, ok
 }
 
 // Close closes the processes' files kept open.
@@ -241,6 +371,12 @@ func (sv *serverState) collect(fs procfs.FS, primed, delay bool) (map[string]rol
 	pids, err := sv.list()
 	if err != nil {
 		return nil, nil, err
+	}
+	sv.prevRoleOfTID, sv.roleOfTID = sv.roleOfTID, sv.prevRoleOfTID
+	clear(sv.roleOfTID)
+	clear(sv.procs)
+	for _, pid := range pids {
+		sv.procs[pid] = true
 	}
 	// First each process's stat, for the parents among them: their counters hold
 	// their reaped children's.
@@ -350,6 +486,11 @@ func (sv *serverState) observe(id taskID, name func() string, io ioCounters, del
 		t.role, t.final = sv.Roles.Role(name())
 	}
 	role := sv.role(t.role)
+	tid := id.tid
+	if tid == 0 { // a process: its main thread's id is its own
+		tid = id.pid
+	}
+	sv.roleOfTID[tid] = role
 	d := io.minus(t.io)
 	sums[role] = sums[role].plus(roleCounters{d.read, d.write, counterDelta(t.delay, delay)})
 	tasks[role]++

@@ -22,36 +22,52 @@ import (
 )
 
 // roleServer starts a PostgreSQL whose data directory is on a loop device of the
-// test's own, and a monitor of that disk and of the server's processes by role.
-func roleServer(t *testing.T, interval time.Duration) (*pgserver.Server, func() *metrics.Monitor) {
+// test's own (ownLoop), and a monitor of that disk and of the server's processes by
+// role (roleMonitor).
+func roleServer(t *testing.T, interval time.Duration, ioLatency string) (*pgserver.Server, func() *metrics.Monitor) {
+	t.Helper()
+	dir := ownLoop(t)
+	srv := pgtest.StartIn(t, filepath.Join(dir, "pgdata"))
+	return srv, func() *metrics.Monitor {
+		t.Helper()
+		return roleMonitor(t, srv.DSN("tpcc"), dir, interval, ioLatency)
+	}
+}
+
+// ownLoop mounts a fresh filesystem on a loop device of the test's own, without its
+// backing file: the loop device is then not followed to the machine's disk, and its
+// own counters, which see the test's I/O only, are sampled.
+func ownLoop(t *testing.T) string {
 	t.Helper()
 	disk := looptest.Mount(t, 512<<20)
-	// Without its backing file the loop device is not followed to the machine's
-	// disk: its own counters are sampled, which see the test's I/O only.
 	if err := os.Remove(disk.Backing); err != nil {
 		t.Fatal(err)
 	}
-	srv := pgtest.StartIn(t, filepath.Join(disk.Dir, "pgdata"))
+	return disk.Dir
+}
+
+// roleMonitor is a monitor of dir's disk, of the database dsn names and of its
+// server's processes by role, through the block layer (ioLatency "on") or /proc and
+// the database's own counts ("off").
+func roleMonitor(t *testing.T, dsn, dir string, interval time.Duration, ioLatency string) *metrics.Monitor {
+	t.Helper()
 	ctx := context.Background()
-	return srv, func() *metrics.Monitor {
-		t.Helper()
-		db, err := engine.Open(ctx, srv.DSN("tpcc"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(db.Close)
-		server, err := metrics.LocalServer(ctx, db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mon, err := metrics.New(ctx, metrics.Config{Interval: interval, IOLatency: "off", Database: db, Servers: []metrics.Server{server},
-			Targets: []metrics.Target{{Path: disk.Dir, Role: "data"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(mon.Close)
-		return mon
+	db, err := engine.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(db.Close)
+	server, err := metrics.LocalServer(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon, err := metrics.New(ctx, metrics.Config{Interval: interval, IOLatency: ioLatency, Database: db, Servers: []metrics.Server{server},
+		Targets: []metrics.Target{{Path: dir, Role: "data"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mon.Close)
+	return mon
 }
 
 func exec(t *testing.T, conn *pgx.Conn, sql string) {
@@ -72,11 +88,12 @@ func roleOf(ios []metrics.RoleIO, role string) metrics.RoleIO {
 
 // TestProcessIOCheckpoint updates every row of a 40 MB table in place (its pages
 // dirty in shared_buffers, clean in the page cache), then forces a CHECKPOINT: the
-// checkpointer's writes must be in the samples that cover the checkpoint, and those
-// samples must count it, while the other samples show no checkpointer writes.
+// checkpointer's writes (the block layer's, issued by its sync_file_range and fsync
+// calls) must be in the samples that cover the checkpoint, and those samples must
+// count it, while the other samples show no checkpointer writes.
 func TestProcessIOCheckpoint(t *testing.T) {
 	const interval = 500 * time.Millisecond
-	srv, monitor := roleServer(t, interval)
+	srv, monitor := roleServer(t, interval, "on")
 	ctx := context.Background()
 	conn, err := srv.Connect(ctx, "tpcc")
 	if err != nil {
@@ -105,7 +122,10 @@ func TestProcessIOCheckpoint(t *testing.T) {
 	var during, outside float64
 	var checkpoints int64
 	for _, s := range r.Samples {
-		w := roleOf(s.ProcessIO, "checkpointer").WriteMBps * s.Seconds
+		var w float64
+		if r := roleOf(s.ProcessIO, "checkpointer"); r.WriteMBps != nil {
+			w = *r.WriteMBps * s.Seconds
+		}
 		// A sample covers (T - interval, T].
 		if s.T > from && s.T-s.Seconds < to+0.05 {
 			during += w
@@ -134,9 +154,16 @@ func TestProcessIOCheckpoint(t *testing.T) {
 // TestProcessIOColdReads reads a 60 MB table none of which is cached (the server
 // restarted, its files dropped from the page cache): the client backends' reads,
 // parallel workers' included (they end before the sampler sees their last reads),
-// must be the disk's reads within 10%.
+// must be the disk's reads within 10%, from /proc/PID/io read_bytes (no tracing) as
+// from the block layer.
 func TestProcessIOColdReads(t *testing.T) {
-	srv, monitor := roleServer(t, time.Second)
+	for _, c := range []struct{ ioLatency, source string }{{"off", "proc"}, {"on", "block"}} {
+		t.Run(c.source, func(t *testing.T) { coldReads(t, c.ioLatency, c.source) })
+	}
+}
+
+func coldReads(t *testing.T, ioLatency, source string) {
+	srv, monitor := roleServer(t, time.Second, ioLatency)
 	ctx := context.Background()
 	conn, err := srv.Connect(ctx, "tpcc")
 	if err != nil {
@@ -175,11 +202,14 @@ func TestProcessIOColdReads(t *testing.T) {
 		if rt.Role == "client_backends" {
 			clients = rt
 		}
-		t.Logf("%s: %.2f MB read, %.2f MB written", rt.Role, rt.ReadMB, rt.WriteMB)
+		t.Logf("%s: %.2f MB read (%s)", rt.Role, rt.ReadMB, rt.Source)
 	}
 	t.Logf("disk read %.2f MB; client backends %.2f MB (%v%%)", diskMB, clients.ReadMB, deref(clients.ReadPctOfDisks))
+	if clients.Source != source || (clients.WriteMB != nil) != (source == "block") {
+		t.Errorf("the clients' figures are %s's, with writes from the block layer only: %+v", source, clients)
+	}
 	// The shape docs/metrics.md documents.
-	if b, err := json.Marshal(r.Summary.ProcessIO[0]); err != nil || !strings.Contains(string(b), `{"role":"client_backends","read_mb":`) || !strings.Contains(string(b), `"read_pct_of_disks":`) {
+	if b, err := json.Marshal(r.Summary.ProcessIO[0]); err != nil || !strings.Contains(string(b), `{"role":"client_backends","source":"`+source+`","read_mb":`) || !strings.Contains(string(b), `"read_pct_of_disks":`) {
 		t.Errorf("summary's process_io as JSON: %s (%v)", b, err)
 	}
 	if clients.ReadPctOfDisks == nil || *clients.ReadPctOfDisks < 90 || *clients.ReadPctOfDisks > 110 {

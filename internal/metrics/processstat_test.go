@@ -71,7 +71,7 @@ func TestProcessesReadStatOnce(t *testing.T) {
 	root := delayAccountingOff(t)
 	writeProc(t, root, 100, 1, "main", 0, "101 ")
 	writeProc(t, root, 101, 100, "a backend", 1000, "")
-	c, _, err := NewProcesses(root, []Server{{Roles: twoRoles{}, Main: 100}})
+	c, _, err := NewProcesses(root, []Server{{Roles: twoRoles{}, Main: 100}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestThreadsReadStatOnce(t *testing.T) {
 	writeProc(t, root, 100, 1, "server", 1000, "")
 	writeThread(t, root, 100, 100, "main", 0)
 	writeThread(t, root, 100, 101, "a connection", 1000)
-	c, _, err := NewProcesses(root, []Server{{Roles: threadRoles{}, Main: 100}})
+	c, _, err := NewProcesses(root, []Server{{Roles: threadRoles{}, Main: 100}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func BenchmarkThreadsCollect(b *testing.B) {
 		}()
 	}
 	time.Sleep(200 * time.Millisecond) // the threads start
-	c, _, err := NewProcesses("/proc", []Server{{Roles: threadRoles{}, Main: os.Getpid()}})
+	c, _, err := NewProcesses("/proc", []Server{{Roles: threadRoles{}, Main: os.Getpid()}}, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -50,18 +50,30 @@ func WriteText(out io.Writer, r *Report, window string) {
 		fmt.Fprintf(out, "  database: %s commits/s, %s rollbacks/s, buffer hit %.1f%%, WAL %.1f MB/s, %d checkpoints, temp %.1f MB/s, %s fsyncs/s, data written %.1f MB/s\n",
 			thousands(d.CommitsPerSec), thousands(d.RollbacksPerSec), d.BufferHitPct, d.WALMBps, d.Checkpoints, d.TempMBps,
 			thousands(d.FsyncsPerSec), d.DataWriteMBps)
+		if len(d.Writes) > 0 {
+			parts := make([]string, len(d.Writes))
+			for i, w := range d.Writes {
+				parts[i] = fmt.Sprintf("%s %.1f MB", w.Role, w.MB)
+			}
+			fmt.Fprintf(out, "  written by role, as the database counts it (handed to the OS; see its source): %s\n", strings.Join(parts, ", "))
+		}
 	}
 	for _, t := range s.ProcessIO {
-		if t.ReadMB == 0 && t.WriteMB == 0 {
+		if t.ReadMB == 0 && (t.WriteMB == nil || *t.WriteMB == 0) {
 			continue
 		}
 		who := t.Role
 		if t.Server != "" {
 			who = t.Server + " " + t.Role
 		}
-		fmt.Fprintf(out, "  I/O of %s: %.1f MB read%s, %.1f MB written%s (/proc/PID/io)\n", who,
+		if t.WriteMB == nil {
+			fmt.Fprintf(out, "  I/O of %s: %.1f MB read%s (/proc/PID/io; writes by role: the database's own counts)\n", who,
+				t.ReadMB, pctText(t.ReadPctOfDisks, "%.0f%% of the disks' reads"))
+			continue
+		}
+		fmt.Fprintf(out, "  I/O of %s: %.1f MB read%s, %.1f MB written%s (block layer, by issuing task)\n", who,
 			t.ReadMB, pctText(t.ReadPctOfDisks, "%.0f%% of the disks' reads"),
-			t.WriteMB, pctText(t.WritePctOfDisks, "%.0f%% of what the disks wrote: counted when dirtied, written back later"))
+			*t.WriteMB, pctText(t.WritePctOfDisks, "%.0f%% of the disks' writes"))
 	}
 	for _, g := range s.GroupCPU {
 		who := "the instance's cgroup"
@@ -87,9 +99,7 @@ func WriteText(out io.Writer, r *Report, window string) {
 	}
 }
 
-// pctText compares a role's bytes with the disks', when known, in format. A role's
-// writes are no share of the disks': they count when a page is dirtied, and the
-// kernel writes it back up to 30 s later, or never (a file deleted first).
+// pctText gives a role's share of the disks' bytes, when known, in format.
 func pctText(pct *float64, format string) string {
 	if pct == nil {
 		return ""

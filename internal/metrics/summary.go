@@ -157,9 +157,10 @@ type roleSums struct {
 type roleKey struct{ server, role string }
 
 type roleSum struct {
-	d       roleCounters
-	seconds float64
-	delay   bool
+	source               string
+	d                    roleCounters
+	byteSeconds, seconds float64
+	delay                bool
 }
 
 func (r *roleSums) add(ios []RoleIO) {
@@ -170,11 +171,12 @@ func (r *roleSums) add(ios []RoleIO) {
 		k := roleKey{io.Server, io.Role}
 		rs := r.sums[k]
 		if rs == nil {
-			rs = &roleSum{delay: true}
+			rs = &roleSum{source: io.Source, delay: true}
 			r.sums[k] = rs
 			r.order = append(r.order, k)
 		}
-		rs.d, rs.seconds, rs.delay = rs.d.plus(io.delta), rs.seconds+io.seconds, rs.delay && io.IODelayPct != nil
+		rs.d, rs.byteSeconds, rs.seconds = rs.d.plus(io.delta), rs.byteSeconds+io.byteSeconds, rs.seconds+io.seconds
+		rs.delay = rs.delay && io.IODelayPct != nil
 	}
 }
 
@@ -191,10 +193,17 @@ func (r *roleSums) totals(haveDisks bool, disksRead, disksWritten uint64) []Role
 	}
 	for _, k := range r.order {
 		rs := r.sums[k]
-		f := roleFigures(k.server, k.role, 0, rs.d, rs.seconds, rs.delay)
-		out = append(out, RoleTotal{Server: k.server, Role: k.role, ReadMB: float64(rs.d.read) / 1e6, WriteMB: float64(rs.d.write) / 1e6,
-			ReadMBps: f.ReadMBps, WriteMBps: f.WriteMBps, ReadPctOfDisks: share(rs.d.read, disksRead),
-			WritePctOfDisks: share(rs.d.write, disksWritten), IODelayPct: f.IODelayPct})
+		f := roleFigures(RoleIO{Source: rs.source}, rs.d, rs.byteSeconds, rs.seconds, rs.delay)
+		t := RoleTotal{Server: k.server, Role: k.role, Source: rs.source, ReadMB: float64(rs.d.read) / 1e6,
+			ReadPctOfDisks: share(rs.d.read, disksRead), IODelayPct: f.IODelayPct}
+		if f.ReadMBps != nil {
+			t.ReadMBps = *f.ReadMBps
+		}
+		if rs.source == sourceBlock {
+			mb := float64(rs.d.write) / 1e6
+			t.WriteMB, t.WriteMBps, t.WritePctOfDisks = &mb, f.WriteMBps, share(rs.d.write, disksWritten)
+		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -14,23 +14,30 @@ import (
 )
 
 // Who does the I/O: the database server's processes by role (client backends,
-// checkpointer, WAL writer, a backup…), from /proc/PID/io, beside the disks.
+// checkpointer, WAL writer, a backup…), beside the kernel's threads and other
+// processes, from the block layer, which adds up to what the disks did.
 
-const rolesSource = "/proc/PID/io of the server's processes by role, per sampling interval: write = bytes dirtied in the page cache (the kernel writes them back later: compare the disks' line); MB = 10^6 bytes"
+const rolesSource = "the block layer (bpftrace on block:block_bio_queue): the bytes each task submitted to the sampled disks, summed per role of the server's processes; kernel_writeback (kworker threads, above all the flusher writing back pages any process dirtied: a checkpointer's pages written back by it count there, not under the checkpointer), filesystem_journal (jbd2), kernel_other and other_processes are rows of their own, so that the rows add up to the disks' writes; a run whose block layer was not traced has reads by role only (/proc/PID/io read_bytes); MB = 10^6 bytes"
 
-// The role tables' disk columns. A role's reads are fetched from the disk in the
-// window, a share of what the disks read. Its writes are bytes dirtied in the page
-// cache, which the disks write later (or never): their ratio to what the disks
-// wrote in the window is no share, and exceeds 100% whenever the page cache's
-// backlog grew (a quick study's 2 s steps measured 105-194%).
+// The role tables' disk columns: a role's share of what the sampled disks read and
+// wrote over the same window. /proc/PID/io write_bytes, which counts pages dirtied,
+// is never shown as a role's writes: on Linux 6.18 it credited the client backends
+// with 335% of what the disks wrote.
 const (
 	readShareColumn  = "% of disk reads"
-	writeRatioColumn = "write ÷ disk writes %"
-	diskColumnsNote  = readShareColumn + ": the role's bytes read from storage as a share of the sampled disks' over the same window (the rest: other processes). " +
-		writeRatioColumn + ": the bytes the role dirtied ÷ the bytes the disks wrote over that window, a ratio, not a share: it exceeds 100% when the role dirtied more than the disks wrote, " +
-		"because the kernel writes dirtied pages back up to vm.dirty_expire_centisecs (30 s by default) later, after a window as short as a few seconds, and never writes a file deleted first; " +
-		"below 100%, the disks also wrote other processes' pages and what was dirtied before the window"
+	writeShareColumn = "% of disk writes"
+	diskColumnsNote  = readShareColumn + " and " + writeShareColumn + ": the role's bytes as a share of the sampled disks' over the same window; a run traced without the block layer has no writes by role (\"-\")"
 )
+
+// blockWrites is a role's writes per second over an interval or window, when they
+// come from the block layer: a result stored before storbench counted them there
+// holds /proc/PID/io write_bytes, which is not shown.
+func blockWrites(source string, v *float64) *float64 {
+	if source != "block" {
+		return nil
+	}
+	return v
+}
 
 // roleName names a role of one of several servers (consolidated instances) with
 // the server's name.
@@ -46,8 +53,8 @@ func roleName(server, role string) string {
 // any second is read off it.
 func roleChart(sys *metrics.Report) Chart {
 	const title = "Writes by process role"
-	if !hasProcessIO(sys) {
-		return lineChart(title, "no per-process I/O was sampled for this run (a server not on this host, or sampled before storbench recorded it)", "s", "", "", nil, nil)
+	if !hasRoleWrites(sys) {
+		return lineChart(title, "no writes by process role for this run: the server is not on this host, or its disks' block layer was not traced (bpftrace)", "s", "", "", nil, nil)
 	}
 	type key struct{ server, role string }
 	var order []key
@@ -60,7 +67,11 @@ func roleChart(sys *metrics.Report) Chart {
 			if _, ok := points[k]; !ok {
 				order = append(order, k)
 			}
-			points[k] = append(points[k], opts.LineData{Value: []any{s.T, value(r.WriteMBps)}})
+			w := math.NaN() // a gap: the interval's trace came late, or no writes here
+			if v := blockWrites(r.Source, r.WriteMBps); v != nil {
+				w = *v
+			}
+			points[k] = append(points[k], opts.LineData{Value: []any{s.T, value(w)}})
 		}
 		if len(s.Disks) > 0 {
 			var w float64
@@ -101,7 +112,7 @@ func roleChart(sys *metrics.Report) Chart {
 // role's share of the disks' bytes; nil when no run sampled its server's processes.
 func sweepRoleTable(series []*Series) *Table {
 	t := &Table{Title: "I/O by process role per user step", Keys: 3,
-		Columns: []string{"configuration", "users", "role", "read MB/s", readShareColumn, "write MB/s", writeRatioColumn},
+		Columns: []string{"configuration", "users", "role", "read MB/s", readShareColumn, "write MB/s", writeShareColumn},
 		Notes:   []string{rolesSource + "; a figure of more than one run is their mean and [range]; roles without I/O are left out.", diskColumnsNote + "."}}
 	for _, s := range series {
 		for _, p := range s.Points {
@@ -121,13 +132,13 @@ func sweepRoleTable(series []*Series) *Table {
 			}
 			for _, name := range order {
 				rs := byRole[name]
-				read, write := roleStat(rs, func(r metrics.RoleTotal) *float64 { return &r.ReadMBps }), roleStat(rs, func(r metrics.RoleTotal) *float64 { return &r.WriteMBps })
+				read, write := roleStat(rs, func(r metrics.RoleTotal) *float64 { return &r.ReadMBps }), roleStat(rs, func(r metrics.RoleTotal) *float64 { return blockWrites(r.Source, r.WriteMBps) })
 				if read.Max == 0 && write.Max == 0 {
 					continue
 				}
 				t.Rows = append(t.Rows, []string{s.Name, strconv.Itoa(p.Users), name, stat(read, 2),
 					stat(roleStat(rs, func(r metrics.RoleTotal) *float64 { return r.ReadPctOfDisks }), 0), stat(write, 2),
-					stat(roleStat(rs, func(r metrics.RoleTotal) *float64 { return r.WritePctOfDisks }), 0)})
+					stat(roleStat(rs, func(r metrics.RoleTotal) *float64 { return blockWrites(r.Source, r.WritePctOfDisks) }), 0)})
 			}
 		}
 	}
@@ -155,7 +166,7 @@ func withConsolidationRoles(sec *Section, srcs []*Source) *Section {
 		return nil
 	}
 	t := &Table{Title: "I/O by process role per instance", Keys: 4,
-		Columns: []string{"experiment", "run", "instance", "role", "read MB", readShareColumn, "write MB", writeRatioColumn},
+		Columns: []string{"experiment", "run", "instance", "role", "read MB", readShareColumn, "write MB", writeShareColumn},
 		Notes:   []string{rolesSource + "; over the common timed window, against the shared disks; a backup is the server's processes serving it (PostgreSQL: the WAL sender running BASE_BACKUP); roles without I/O are left out.", diskColumnsNote + "."}}
 	for _, p := range consolidationPairs(srcs) {
 		for _, run := range []*study.ConsolidationRun{p.Baseline, p.Noisy} {
@@ -163,11 +174,16 @@ func withConsolidationRoles(sec *Section, srcs []*Source) *Section {
 				continue
 			}
 			for _, r := range run.System.Summary.ProcessIO {
-				if r.ReadMB == 0 && r.WriteMB == 0 {
+				written := blockWrites(r.Source, r.WriteMB)
+				if r.ReadMB == 0 && (written == nil || *written == 0) {
 					continue
 				}
+				writeCell := "-"
+				if written != nil {
+					writeCell = num(*written, 1)
+				}
 				t.Rows = append(t.Rows, []string{p.Name, runLabel(run), consolidatedInstance(run, r.Server), r.Role,
-					num(r.ReadMB, 1), pctCell(r.ReadPctOfDisks), num(r.WriteMB, 1), pctCell(r.WritePctOfDisks)})
+					num(r.ReadMB, 1), pctCell(r.ReadPctOfDisks), writeCell, pctCell(blockWrites(r.Source, r.WritePctOfDisks))})
 			}
 		}
 	}
@@ -197,6 +213,14 @@ func pctCell(p *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", *p)
+}
+
+// hasRoleWrites tells whether a run's samples hold writes by process role from the
+// block layer.
+func hasRoleWrites(sys *metrics.Report) bool {
+	return sys != nil && slices.ContainsFunc(sys.Samples, func(s metrics.Sample) bool {
+		return slices.ContainsFunc(s.ProcessIO, func(r metrics.RoleIO) bool { return blockWrites(r.Source, r.WriteMBps) != nil })
+	})
 }
 
 // hasProcessIO tells whether a run's samples hold I/O by process role.

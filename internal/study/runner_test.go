@@ -363,7 +363,10 @@ func TestStudyConsolidation(t *testing.T) {
 	// streaming BASE_BACKUP reads the data files), beside the OLTP instances' backends.
 	roles := map[string]float64{}
 	for _, r := range noisy.System.Summary.ProcessIO {
-		roles[r.Server+" "+r.Role] += r.ReadMB + r.WriteMB
+		roles[r.Server+" "+r.Role] += r.ReadMB
+		if r.WriteMB != nil {
+			roles[r.Server+" "+r.Role] += *r.WriteMB
+		}
 	}
 	var backup, backends bool
 	for k, mb := range roles {

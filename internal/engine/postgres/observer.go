@@ -23,7 +23,7 @@ var (
 )
 
 const (
-	activitySource   = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server; timed ones include those skipped when idle)"
+	activitySource   = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server; timed ones include those skipped when idle); writes by role (whole server): pg_stat_bgwriter buffers_checkpoint (checkpointer), buffers_clean (bgwriter), buffers_backend (client_backends: backends and autovacuum workers) × block_size, the data-file pages each handed to the OS (the kernel writes them to disk later, once however often they were handed over), and wal_all_roles, pg_stat_wal wal_bytes, the WAL every role generated (the disk writes more: a WAL page again at each flush that ends in it)"
 	activity17Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_checkpointer num_done (whole server: checkpoints performed)"
 )
 
@@ -51,10 +51,24 @@ func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
 		query, source = activity17SQL, activity17Source
 	}
 	a := engine.Activity{Source: source + db.observerNote}
-	err = db.observer.QueryRow(ctx, query, db.cfg.Database).Scan(&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit,
-		&a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints)
-	return a, err
+	into := []any{&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit, &a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints}
+	if query == activitySQL {
+		// PostgreSQL 17 moved these to pg_stat_checkpointer and pg_stat_io, which
+		// storbench does not read yet: no writes by role there.
+		a.Writes = []engine.RoleWrite{{Role: roleCheckpointer}, {Role: roleBgwriter}, {Role: roleClients}}
+		for i := range a.Writes {
+			into = append(into, &a.Writes[i].Bytes)
+		}
+	}
+	if err = db.observer.QueryRow(ctx, query, db.cfg.Database).Scan(into...); err != nil || a.Writes == nil {
+		return a, err
+	}
+	a.Writes = append(a.Writes, engine.RoleWrite{Role: roleWAL, Bytes: a.WALBytes})
+	return a, nil
 }
+
+// roleWAL names, among the writes by role, the WAL that every role generated.
+const roleWAL = "wal_all_roles"
 
 // connectObserver connects to the server's maintenance database "postgres": each of
 // the sampler's queries is a transaction, and in the benchmark database it would

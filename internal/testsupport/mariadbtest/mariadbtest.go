@@ -47,6 +47,13 @@ var Settings = map[string]string{
 // skips the test when MariaDB is not installed (or with -short).
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartIn(t, filepath.Join(t.TempDir(), "mariadb"))
+}
+
+// StartIn is Start with the server's directory dir (which it creates), e.g. on a loop
+// device of the test's own.
+func StartIn(t testing.TB, dir string) *Server {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a MariaDB server")
 	}
@@ -56,7 +63,7 @@ func Start(t testing.TB) *Server {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := mariadbserver.Init(ctx, mariadbserver.Options{
-		Dir:      filepath.Join(t.TempDir(), "mariadb"),
+		Dir:      dir,
 		Settings: Settings,
 	})
 	if err != nil {
