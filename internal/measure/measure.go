@@ -100,6 +100,7 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 	res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), u.Redacted(), p.Version
 	if mon != nil {
 		res.System = mon.Stop(context.WithoutCancel(ctx), 0, res.End.Sub(res.Start).Seconds())
+		res.System.Users = res.Config.Users
 	}
 	out.Run = res
 	if err == nil && p.Check {

@@ -99,6 +99,13 @@ func (s *Sample) fields() []field {
 			field{"db_checkpoints", strconv.FormatInt(d.Checkpoints, 10)}, field{"db_temp_mb_s", fixed(d.TempMBps, 3)},
 			field{"db_fsyncs_s", fixed(d.FsyncsPerSec, 1)}, field{"db_data_write_mb_s", fixed(d.DataWriteMBps, 3)})
 	}
+	if c := s.Waits.Clients(); c != nil {
+		// The clients' shares, named after the role whatever the engine calls it.
+		for _, class := range WaitClasses {
+			fs = append(fs, field{"clients_wait_" + class + "_pct", fixed(c.Pct(class), 1)})
+		}
+		fs = append(fs, field{"clients_active_sessions", fixed(c.MeanActive(), 2)})
+	}
 	for _, r := range s.ProcessIO {
 		p := "proc_" + r.Role + "_"
 		if r.Server != "" {

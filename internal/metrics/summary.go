@@ -14,6 +14,9 @@ type Summary struct {
 	Disks    []Disk    `json:"disks,omitempty"`
 	Latency  []Latency `json:"io_latency,omitempty"`
 	Database *Database `json:"database,omitempty"`
+	// Waits is where the database's sessions spent their time over the window: the
+	// samples' seconds summed.
+	Waits *Waits `json:"waits,omitempty"`
 	// ProcessIO is each role's I/O over the window, beside the disks' total.
 	ProcessIO []RoleTotal `json:"process_io,omitempty"`
 }
@@ -47,6 +50,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 	var dbSeconds float64
 	var haveDB bool
 	roles := roleSums{}
+	var waits waitSums
 	for i := range samples {
 		s := &samples[i]
 		if !inWindow(s, from, to) {
@@ -84,6 +88,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 			db, dbSeconds, haveDB = db.Plus(s.Database.delta), dbSeconds+s.Database.seconds, true
 		}
 		roles.add(s.ProcessIO)
+		waits.add(s.Waits)
 	}
 	if haveCPU {
 		sum.CPU = cpuShares(cpu)
@@ -102,6 +107,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 	if haveDB {
 		sum.Database = databaseFigures(db, dbSeconds)
 	}
+	sum.Waits = waits.total()
 	var disksRead, disksWritten uint64
 	for _, d := range sum.Disks {
 		disksRead, disksWritten = disksRead+d.delta.ReadSectors*SectorBytes, disksWritten+d.delta.WriteSectors*SectorBytes

@@ -30,30 +30,40 @@ const (
 // Activity implements engine.Observer. It reads on a connection of its own, so a
 // sampler never delays the run's reads of the throughput counters at the window edges.
 func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
+	var a engine.Activity
+	err := db.observe(ctx, func(conn *pgx.Conn, note string) error {
+		major, err := serverMajor(conn.PgConn().ParameterStatus("server_version"))
+		if err != nil {
+			return err
+		}
+		query, source := activitySQL, activitySource
+		switch {
+		case major < 14:
+			return fmt.Errorf("database counters need PostgreSQL 14 or later (pg_stat_wal); this server is %d", major)
+		case major >= 17:
+			query, source = activity17SQL, activity17Source
+		}
+		a.Source = source + note
+		return conn.QueryRow(ctx, query, db.cfg.Database).Scan(&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit,
+			&a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints)
+	})
+	return a, err
+}
+
+// observe runs f on the observer's connection (the sampler's counters and wait
+// samples share it, one at a time), connecting it first if need be; note is what
+// that connection adds to the benchmark database's counters.
+func (db *DB) observe(ctx context.Context, f func(conn *pgx.Conn, note string) error) error {
 	db.observerMu.Lock()
 	defer db.observerMu.Unlock()
 	if db.observer == nil || db.observer.IsClosed() {
 		conn, note, err := db.connectObserver(ctx)
 		if err != nil {
-			return engine.Activity{}, err
+			return err
 		}
 		db.observer, db.observerNote = conn, note
 	}
-	major, err := serverMajor(db.observer.PgConn().ParameterStatus("server_version"))
-	if err != nil {
-		return engine.Activity{}, err
-	}
-	query, source := activitySQL, activitySource
-	switch {
-	case major < 14:
-		return engine.Activity{}, fmt.Errorf("database counters need PostgreSQL 14 or later (pg_stat_wal); this server is %d", major)
-	case major >= 17:
-		query, source = activity17SQL, activity17Source
-	}
-	a := engine.Activity{Source: source + db.observerNote}
-	err = db.observer.QueryRow(ctx, query, db.cfg.Database).Scan(&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit,
-		&a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints)
-	return a, err
+	return f(db.observer, db.observerNote)
 }
 
 // connectObserver connects to the server's maintenance database "postgres": each of

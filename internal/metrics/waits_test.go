@@ -1,0 +1,186 @@
+package metrics_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/storbench/storbench/internal/dburl"
+	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/load"
+	"github.com/storbench/storbench/internal/measure"
+	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
+)
+
+// TestWaitsReconcileWithTheClients: users driven by storbench against a real
+// PostgreSQL, its sessions read 10 times a second. A session is active on the server
+// only while its user waits for a transaction's answer, so over each interval the
+// clients' active time is at most users × the time the readings cover, and over the
+// window the mean number of active sessions is at most the mean number of
+// transactions in flight the driver timed (Little's law: Σ count × mean latency ÷
+// window), and most of it: with stored procedures a user's time outside the
+// server is its socket round trip and its own bookkeeping.
+func TestWaitsReconcileWithTheClients(t *testing.T) {
+	srv := pgtest.Start(t)
+	ctx := context.Background()
+	dsn := srv.DSN("tpcc")
+	db, err := engine.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 7, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	const users, rate = 4, 10.0
+	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 6 * time.Second, Mode: engine.Procedures, Seed: 1,
+		ClientCPUs: 1, MaxRetries: driver.DefaultRetries}
+	out, err := measure.Run(ctx, measure.Point{DSN: dsn, Driver: cfg, Version: "test",
+		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
+			return metrics.New(ctx, metrics.Config{Interval: time.Second, IOLatency: "off", Database: db, WaitRate: rate})
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Run
+	timed := 0
+	for _, s := range res.System.Samples {
+		c := s.Waits.Clients()
+		if c == nil {
+			// The last sample, taken as the run stops, may be shorter than a reading's period.
+			if s.Seconds > 1/rate {
+				t.Errorf("t=%.1f: no wait profile over %.3f s (notes: %v)", s.T, s.Seconds, res.System.Notes)
+			}
+			continue
+		}
+		if c.Role != "client_backends" {
+			t.Errorf("t=%.1f: the first role is %q, want client_backends", s.T, c.Role)
+		}
+		// users + 1: the driver's own connection reads the counters at the
+		// window's edges, in the benchmark database like the users'.
+		if c.Active() > (users+1)*c.IntervalSeconds {
+			t.Errorf("t=%.1f: the clients were active %.2f s over %.2f s: more than %d sessions", s.T, c.Active(), c.IntervalSeconds, users+1)
+		}
+		if math.Abs(c.IntervalSeconds-s.Seconds) > s.Waits.MaxGapSeconds+0.01 {
+			t.Errorf("t=%.1f: the readings cover %.3f s of the %.3f s interval (readings up to %.3f s apart)", s.T, c.IntervalSeconds, s.Seconds, s.Waits.MaxGapSeconds)
+		}
+		if s.T > 0 {
+			timed++
+			if c.Active() > users*c.IntervalSeconds {
+				t.Errorf("t=%.1f: the clients were active %.2f s over %.2f s: more than the %d users", s.T, c.Active(), c.IntervalSeconds, users)
+			}
+		}
+	}
+	if timed < 5 {
+		t.Errorf("%d timed intervals with a profile, want 5 or more", timed)
+	}
+	w := res.System.Summary.Waits
+	c := w.Clients()
+	if c == nil {
+		t.Fatalf("no wait profile over the window: %+v", w)
+	}
+	var inFlight float64
+	for _, tx := range []driver.TxnStats{res.Transactions.NewOrder, res.Transactions.Payment, res.Transactions.OrderStatus,
+		res.Transactions.Delivery, res.Transactions.StockLevel} {
+		inFlight += float64(tx.Count) * tx.MeanMs / 1000
+	}
+	inFlight /= res.End.Sub(res.Start).Seconds()
+	t.Logf("%s: %.2f sessions active (%.0f%% CPU, %.0f%% WAL, %.0f%% data I/O, %.0f%% LWLock, %.0f%% lock, %.0f%% other), %.2f transactions in flight, %d readings up to %.3f s apart",
+		w.Source, c.MeanActive(), c.Pct(metrics.WaitCPU), c.Pct(metrics.WaitWAL), c.Pct(metrics.WaitDataIO), c.Pct(metrics.WaitLWLock),
+		c.Pct(metrics.WaitLock), c.Pct(metrics.WaitOther), inFlight, w.Readings, w.MaxGapSeconds)
+	if w.Source != "pg_stat_activity sampled at 10 Hz" {
+		t.Errorf("source %q", w.Source)
+	}
+	if a := c.MeanActive(); a > inFlight*1.05 || a < inFlight*0.6 {
+		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want 60-105%% of them", a, inFlight)
+	}
+	// Every transaction runs on a CPU for part of its time: a session without a
+	// wait event must count there.
+	if c.Pct(metrics.WaitCPU) < 5 {
+		t.Errorf("CPU %.0f%% of the clients' active time", c.Pct(metrics.WaitCPU))
+	}
+}
+
+// TestWaitsCountALockWait: one session holds a row lock in an open transaction while
+// another blocks on it for about 2 s: the clients' profile shows that time under
+// locks, and the holder's under client (idle in a transaction), each within one
+// reading gap per change of state (two changes each).
+func TestWaitsCountALockWait(t *testing.T) {
+	srv := pgtest.Start(t)
+	ctx := context.Background()
+	dsn := srv.DSN("tpcc")
+	connect := func() *pgx.Conn {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(ctx) })
+		return conn
+	}
+	holder, waiter := connect(), connect()
+	if _, err := holder.Exec(ctx, "CREATE TABLE locked (id int PRIMARY KEY, n int); INSERT INTO locked VALUES (1, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := engine.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mon, err := metrics.New(ctx, metrics.Config{Interval: 500 * time.Millisecond, IOLatency: "off", Database: db, WaitRate: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Close()
+	start := time.Now()
+	mon.Start(ctx, start)
+	time.Sleep(500 * time.Millisecond)
+
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT * FROM locked WHERE id = 1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	held := time.Now()
+	blocked := make(chan time.Duration)
+	go func() {
+		t0 := time.Now()
+		_, err := waiter.Exec(ctx, "UPDATE locked SET n = n + 1 WHERE id = 1")
+		if err != nil {
+			t.Error(err)
+		}
+		blocked <- time.Since(t0)
+	}()
+	time.Sleep(2 * time.Second)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	inTx := time.Since(held)
+	wait := <-blocked
+	time.Sleep(500 * time.Millisecond)
+	rep := mon.Stop(ctx, 0, time.Since(start).Seconds())
+
+	w := rep.Summary.Waits
+	c := w.Clients()
+	if c == nil {
+		t.Fatalf("no wait profile: %+v, notes %v", w, rep.Notes)
+	}
+	tolerance := 2 * w.MaxGapSeconds
+	t.Logf("lock %.3f s (blocked %.3f s), client %.3f s (in the transaction %.3f s), cpu %.3f s; %d readings up to %.3f s apart",
+		c.Seconds[metrics.WaitLock], wait.Seconds(), c.Seconds[metrics.WaitClient], inTx.Seconds(), c.Seconds[metrics.WaitCPU], w.Readings, w.MaxGapSeconds)
+	if got := c.Seconds[metrics.WaitLock]; math.Abs(got-wait.Seconds()) > tolerance {
+		t.Errorf("lock %.3f s, want the %.3f s the update was blocked ± %.3f s", got, wait.Seconds(), tolerance)
+	}
+	if got := c.Seconds[metrics.WaitClient]; math.Abs(got-inTx.Seconds()) > tolerance {
+		t.Errorf("client %.3f s, want the %.3f s the holder's transaction stayed open ± %.3f s", got, inTx.Seconds(), tolerance)
+	}
+	if w.MaxGapSeconds > 0.3 {
+		t.Errorf("readings up to %.3f s apart at 10 Hz", w.MaxGapSeconds)
+	}
+}
