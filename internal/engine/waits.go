@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Wait classes: where a database session's time went, as its engine's wait events
 // tell. Each engine maps its own events to them in one place (its waits.go);
@@ -40,4 +43,36 @@ type SessionWaits struct {
 type SessionCount struct {
 	Role, Class string
 	N           int
+}
+
+// WaitProfiler is a Database whose server keeps its sessions' wait times itself,
+// cumulative (MariaDB's performance_schema, PostgreSQL's pg_wait_sampling): package
+// metrics takes the difference of two readings. Where the server's profile is not
+// available, WaitProfile returns ErrNoWaitProfile, and a WaitSampler is read instead.
+type WaitProfiler interface {
+	WaitProfile(ctx context.Context) (WaitProfile, error)
+}
+
+// ErrNoWaitProfile: the server keeps no wait profile (an extension not loaded).
+var ErrNoWaitProfile = errors.New("the server keeps no wait profile")
+
+// WaitProfile is a server's cumulative time by role and class.
+type WaitProfile struct {
+	// Roles are every role profiled, the clients' first (none: Missing says why).
+	Roles []string
+	// Seconds is the time counted so far by role and class.
+	Seconds []RoleClassSeconds
+	// Active is, where the server times its sessions' whole active time apart from
+	// their waits (statements), each role's so far: over an interval, what of it the
+	// classes do not account for counts under Rest.
+	Active []RoleClassSeconds
+	Rest   string
+	// Source names the profile, Missing what it lacks (or why there is none).
+	Source, Missing string
+}
+
+// RoleClassSeconds is a role's cumulative time in a wait class.
+type RoleClassSeconds struct {
+	Role, Class string
+	Seconds     float64
 }

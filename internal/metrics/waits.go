@@ -263,3 +263,57 @@ func (ws *waitSums) total() *Waits {
 	w.Missing, w.Readings, w.MaxGapSeconds = ws.missing, ws.readings, ws.maxGap
 	return w
 }
+
+// profileCollector reads a server's own cumulative wait profile each interval and
+// hands the interval its difference.
+type profileCollector struct {
+	db         engine.WaitProfiler
+	prev       map[roleClass]float64
+	prevActive map[string]float64
+	clock
+	prevAt time.Time
+	primed bool
+}
+
+// Collect implements Collector.
+func (c *profileCollector) Collect(ctx context.Context, s *Sample) error {
+	p, err := c.db.WaitProfile(ctx)
+	now := c.clock.read()
+	if err != nil {
+		return err
+	}
+	cur := map[roleClass]float64{}
+	for _, v := range p.Seconds {
+		cur[roleClass{v.Role, v.Class}] += v.Seconds
+	}
+	active := map[string]float64{}
+	for _, a := range p.Active {
+		active[a.Role] += a.Seconds
+	}
+	prev, prevActive, seconds, primed := c.prev, c.prevActive, now.Sub(c.prevAt).Seconds(), c.primed
+	c.prev, c.prevActive, c.prevAt, c.primed = cur, active, now, true
+	if !primed {
+		return nil
+	}
+	delta := map[roleClass]float64{}
+	for k, v := range cur {
+		d := v - prev[k]
+		if d < 0 {
+			return ErrCounterReset
+		}
+		delta[k] = d
+	}
+	// The rest of a role's active time: a statement's waits are counted as each
+	// ends, the statement when it ends, so an interval may hold a wait whose
+	// statement ends in the next one; the rest is then none, not negative.
+	for role, a := range active {
+		d := a - prevActive[role]
+		for _, class := range WaitClasses {
+			d -= delta[roleClass{role, class}]
+		}
+		delta[roleClass{role, p.Rest}] += max(d, 0)
+	}
+	s.Waits = waitProfile(p.Source, p.Roles, delta, seconds)
+	s.Waits.Missing = p.Missing
+	return nil
+}

@@ -2,7 +2,9 @@ package metrics_test
 
 import (
 	"context"
+	"database/sql"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,9 +13,12 @@ import (
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/mysql"
+	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
@@ -84,12 +89,7 @@ func TestWaitsReconcileWithTheClients(t *testing.T) {
 	if c == nil {
 		t.Fatalf("no wait profile over the window: %+v", w)
 	}
-	var inFlight float64
-	for _, tx := range []driver.TxnStats{res.Transactions.NewOrder, res.Transactions.Payment, res.Transactions.OrderStatus,
-		res.Transactions.Delivery, res.Transactions.StockLevel} {
-		inFlight += float64(tx.Count) * tx.MeanMs / 1000
-	}
-	inFlight /= res.End.Sub(res.Start).Seconds()
+	inFlight := inFlight(res)
 	t.Logf("%s: %.2f sessions active (%.0f%% CPU, %.0f%% WAL, %.0f%% data I/O, %.0f%% LWLock, %.0f%% lock, %.0f%% other), %.2f transactions in flight, %d readings up to %.3f s apart",
 		w.Source, c.MeanActive(), c.Pct(metrics.WaitCPU), c.Pct(metrics.WaitWAL), c.Pct(metrics.WaitDataIO), c.Pct(metrics.WaitLWLock),
 		c.Pct(metrics.WaitLock), c.Pct(metrics.WaitOther), inFlight, w.Readings, w.MaxGapSeconds)
@@ -183,4 +183,116 @@ func TestWaitsCountALockWait(t *testing.T) {
 	if w.MaxGapSeconds > 0.3 {
 		t.Errorf("readings up to %.3f s apart at 10 Hz", w.MaxGapSeconds)
 	}
+}
+
+// TestWaitsMariaDB: a server set up as managed instances are has a profile from
+// performance_schema: users driven by storbench are active at most as long as their
+// transactions were in flight, and a 2 s row lock wait counts as 2 s of locks; a
+// server without performance_schema has none, and says why.
+func TestWaitsMariaDB(t *testing.T) {
+	srv := mariadbtest.StartWith(t, mariadbserver.WaitProfileSettings)
+	ctx := context.Background()
+	db, err := engine.Open(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 7, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	const users = 4
+	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 5 * time.Second, Mode: engine.Procedures, Seed: 1,
+		ClientCPUs: 1, MaxRetries: driver.DefaultRetries}
+	out, err := measure.Run(ctx, measure.Point{DSN: srv.URL, Driver: cfg, Version: "test",
+		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
+			return metrics.New(ctx, metrics.Config{Interval: time.Second, IOLatency: "off", Database: db, WaitRate: 10})
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Run
+	w := res.System.Summary.Waits
+	c := w.Clients()
+	if c == nil || c.Role != "connections" {
+		t.Fatalf("clients' wait profile %+v (notes %v)", w, res.System.Notes)
+	}
+	inFlight := inFlight(res)
+	t.Logf("%s: %.2f sessions active (%.0f%% data I/O, %.0f%% lock, %.0f%% other), %.2f transactions in flight; missing: %s",
+		w.Source, c.MeanActive(), c.Pct(metrics.WaitDataIO), c.Pct(metrics.WaitLock), c.Pct(metrics.WaitOther), inFlight, w.Missing)
+	if a := c.MeanActive(); a > inFlight*1.05 || a < inFlight*0.6 {
+		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want 60-105%% of them", a, inFlight)
+	}
+
+	// The constructed wait, on the database's own tables.
+	mon, err := metrics.New(ctx, metrics.Config{Interval: 500 * time.Millisecond, IOLatency: "off", Database: db, WaitRate: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Close()
+	start := time.Now()
+	mon.Start(ctx, start)
+	pool, err := sql.Open("mysql", srv.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	tx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT w_id FROM warehouse WHERE w_id = 1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan time.Duration)
+	go func() {
+		t0 := time.Now()
+		if _, err := pool.ExecContext(ctx, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1"); err != nil {
+			t.Error(err)
+		}
+		blocked <- time.Since(t0)
+	}()
+	time.Sleep(2 * time.Second)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	wait := <-blocked
+	time.Sleep(600 * time.Millisecond)
+	rep := mon.Stop(ctx, 0, time.Since(start).Seconds())
+	c = rep.Summary.Waits.Clients()
+	if c == nil {
+		t.Fatalf("no wait profile: %+v, notes %v", rep.Summary.Waits, rep.Notes)
+	}
+	// Innodb_row_lock_time counts milliseconds, the statement picoseconds.
+	if got := c.Seconds[metrics.WaitLock]; math.Abs(got-wait.Seconds()) > 0.05 {
+		t.Errorf("lock %.3f s, want the %.3f s the update was blocked", got, wait.Seconds())
+	}
+
+	plain := mariadbtest.Start(t)
+	other, err := engine.Open(ctx, plain.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	mon, err = metrics.New(ctx, metrics.Config{Interval: 200 * time.Millisecond, IOLatency: "off", Database: other, WaitRate: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Close()
+	mon.Start(ctx, time.Now())
+	time.Sleep(500 * time.Millisecond)
+	rep = mon.Stop(ctx, 0, 0.5)
+	if w := rep.Summary.Waits; w == nil || w.Clients() != nil || !strings.Contains(w.Missing, "performance_schema is off") {
+		t.Errorf("a server without performance_schema: profile %+v", w)
+	}
+}
+
+// inFlight is the mean number of transactions the driver had in flight over the
+// window (Little's law: Σ count × mean latency ÷ window).
+func inFlight(res *driver.Result) float64 {
+	var sum float64
+	for _, tx := range []driver.TxnStats{res.Transactions.NewOrder, res.Transactions.Payment, res.Transactions.OrderStatus,
+		res.Transactions.Delivery, res.Transactions.StockLevel} {
+		sum += float64(tx.Count) * tx.MeanMs / 1000
+	}
+	return sum / res.End.Sub(res.Start).Seconds()
 }

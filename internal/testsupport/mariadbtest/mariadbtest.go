@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"path/filepath"
 	"testing"
 	"time"
@@ -47,6 +48,15 @@ var Settings = map[string]string{
 // skips the test when MariaDB is not installed (or with -short).
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartWith(t, nil)
+}
+
+// StartWith is Start with more server options (e.g. mariadbserver.WaitProfileSettings),
+// beside Settings.
+func StartWith(t testing.TB, extra map[string]string) *Server {
+	t.Helper()
+	settings := maps.Clone(Settings)
+	maps.Copy(settings, extra)
 	if testing.Short() {
 		t.Skip("integration test: starts a MariaDB server")
 	}
@@ -57,7 +67,7 @@ func Start(t testing.TB) *Server {
 	defer cancel()
 	s, err := mariadbserver.Init(ctx, mariadbserver.Options{
 		Dir:      filepath.Join(t.TempDir(), "mariadb"),
-		Settings: Settings,
+		Settings: settings,
 	})
 	if err != nil {
 		t.Fatalf("create MariaDB data directory: %v", err)
