@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	_ "github.com/storbench/storbench/internal/engine/mysql"
+	_ "github.com/storbench/storbench/internal/engine/sqlite"
 	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/measure"
@@ -295,4 +297,26 @@ func inFlight(res *driver.Result) float64 {
 		sum += float64(tx.Count) * tx.MeanMs / 1000
 	}
 	return sum / res.End.Sub(res.Start).Seconds()
+}
+
+// TestWaitsNoneOnSQLite: an engine without wait events has no profile, and the
+// result says so.
+func TestWaitsNoneOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	db, err := engine.OpenOrCreate(ctx, "sqlite://"+filepath.Join(t.TempDir(), "tpcc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mon, err := metrics.New(ctx, metrics.Config{Interval: 200 * time.Millisecond, IOLatency: "off", Database: db, WaitRate: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Close()
+	mon.Start(ctx, time.Now())
+	time.Sleep(300 * time.Millisecond)
+	rep := mon.Stop(ctx, 0, 0.3)
+	if w := rep.Summary.Waits; w == nil || w.Clients() != nil || w.Missing != "sqlite shows no wait events: no wait profile" {
+		t.Errorf("SQLite's wait profile %+v", w)
+	}
 }
