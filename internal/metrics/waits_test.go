@@ -25,13 +25,14 @@ import (
 )
 
 // TestWaitsReconcileWithTheClients: users driven by storbench against a real
-// PostgreSQL, its sessions read 10 times a second. A session is active on the server
-// only while its user waits for a transaction's answer, so over each interval the
-// clients' active time is at most users × the time the readings cover, and over the
-// window the mean number of active sessions is at most the mean number of
-// transactions in flight the driver timed (Little's law: Σ count × mean latency ÷
-// window), and most of it: with stored procedures a user's time outside the
-// server is its socket round trip and its own bookkeeping.
+// PostgreSQL, its sessions read 10 times a second. The sampled active time of the
+// clients over the whole run is the server's own count of it (pg_stat_database's
+// active_time + idle_in_transaction_time, which each backend times exactly), within
+// the sampling error; a session is active only while its user waits for a
+// transaction's answer, so over each interval the clients' active time is at most
+// users × the time the readings cover, and over the window the mean number of
+// active sessions at most the mean number of transactions in flight the driver
+// timed (Little's law: Σ count × mean latency ÷ window).
 func TestWaitsReconcileWithTheClients(t *testing.T) {
 	srv := pgtest.Start(t)
 	ctx := context.Background()
@@ -44,8 +45,34 @@ func TestWaitsReconcileWithTheClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	observer, err := pgx.Connect(ctx, srv.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer observer.Close(ctx)
+	// What the backends of the benchmark database timed, once every backend has
+	// ended: each flushes its count as it exits, after its client has gone.
+	activeTime := func() float64 {
+		t.Helper()
+		for range 100 {
+			var n int
+			if err := observer.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'tpcc'").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		var ms float64
+		if err := observer.QueryRow(ctx, "SELECT active_time + idle_in_transaction_time FROM pg_stat_database WHERE datname = 'tpcc'").Scan(&ms); err != nil {
+			t.Fatal(err)
+		}
+		return ms / 1000
+	}
+	before := activeTime()
 	const users, rate = 4, 10.0
-	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 6 * time.Second, Mode: engine.Procedures, Seed: 1,
+	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 12 * time.Second, Mode: engine.Procedures, Seed: 1,
 		ClientCPUs: 1, MaxRetries: driver.DefaultRetries}
 	out, err := measure.Run(ctx, measure.Point{DSN: dsn, Driver: cfg, Version: "test",
 		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
@@ -55,6 +82,26 @@ func TestWaitsReconcileWithTheClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := out.Run
+	counted := activeTime() - before
+	var sampled float64
+	for _, s := range res.System.Samples {
+		if c := s.Waits.Clients(); c != nil {
+			sampled += c.Active()
+		}
+	}
+	// Each reading finds each session active or not, a transaction lasting
+	// milliseconds: ~520 independent draws (4 sessions, 13 s at 10 Hz) of a session
+	// active ~75% of the time put the sampled total within 6% of the count (3
+	// standard deviations). Below that, the readings are not independent of what
+	// they read on a loaded machine: on the reference machine at load average 8
+	// on 2 CPUs the samples came 8-10% under the count, at 2 Hz as at 10 Hz and with
+	// 1 user as with 4, and 2% under it when less loaded (docs/metrics.md): the
+	// sampler's query runs when a CPU comes free, often as a session has just gone
+	// idle.
+	t.Logf("active %.2f s sampled, %.2f s by the server's count (%.1f%%)", sampled, counted, 100*sampled/counted)
+	if sampled < 0.84*counted || sampled > 1.06*counted {
+		t.Errorf("the clients were sampled active %.2f s, the server counted %.2f s: want 84-106%% of it", sampled, counted)
+	}
 	timed := 0
 	for _, s := range res.System.Samples {
 		c := s.Waits.Clients()
@@ -83,8 +130,8 @@ func TestWaitsReconcileWithTheClients(t *testing.T) {
 			}
 		}
 	}
-	if timed < 5 {
-		t.Errorf("%d timed intervals with a profile, want 5 or more", timed)
+	if timed < 11 {
+		t.Errorf("%d timed intervals with a profile, want 11 or more", timed)
 	}
 	w := res.System.Summary.Waits
 	c := w.Clients()
@@ -98,8 +145,8 @@ func TestWaitsReconcileWithTheClients(t *testing.T) {
 	if w.Source != "pg_stat_activity sampled at 10 Hz" {
 		t.Errorf("source %q", w.Source)
 	}
-	if a := c.MeanActive(); a > inFlight*1.05 || a < inFlight*0.6 {
-		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want 60-105%% of them", a, inFlight)
+	if a := c.MeanActive(); a > inFlight*1.05 {
+		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want no more", a, inFlight)
 	}
 	// Every transaction runs on a CPU for part of its time: a session without a
 	// wait event must count there.
@@ -133,13 +180,7 @@ func TestWaitsCountALockWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	mon, err := metrics.New(ctx, metrics.Config{Interval: 500 * time.Millisecond, IOLatency: "off", Database: db, WaitRate: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mon.Close()
-	start := time.Now()
-	mon.Start(ctx, start)
+	mon, start := sampleWaits(t, db, 500*time.Millisecond)
 	time.Sleep(500 * time.Millisecond)
 
 	tx, err := holder.Begin(ctx)
@@ -166,7 +207,10 @@ func TestWaitsCountALockWait(t *testing.T) {
 	inTx := time.Since(held)
 	wait := <-blocked
 	time.Sleep(500 * time.Millisecond)
-	rep := mon.Stop(ctx, 0, time.Since(start).Seconds())
+	// Every sample, the last one too (taken as Stop is called, after the window's
+	// end): a wait is counted where it ends, and on a busy machine a collection may
+	// skip ticks.
+	rep := mon.Stop(ctx, 0, time.Since(start).Seconds()+60)
 
 	w := rep.Summary.Waits
 	c := w.Clients()
@@ -221,18 +265,12 @@ func TestWaitsMariaDB(t *testing.T) {
 	inFlight := inFlight(res)
 	t.Logf("%s: %.2f sessions active (%.0f%% data I/O, %.0f%% lock, %.0f%% other), %.2f transactions in flight; missing: %s",
 		w.Source, c.MeanActive(), c.Pct(metrics.WaitDataIO), c.Pct(metrics.WaitLock), c.Pct(metrics.WaitOther), inFlight, w.Missing)
-	if a := c.MeanActive(); a > inFlight*1.05 || a < inFlight*0.6 {
-		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want 60-105%% of them", a, inFlight)
+	if a := c.MeanActive(); a > inFlight*1.05 {
+		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want no more", a, inFlight)
 	}
 
 	// The constructed wait, on the database's own tables.
-	mon, err := metrics.New(ctx, metrics.Config{Interval: 500 * time.Millisecond, IOLatency: "off", Database: db, WaitRate: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mon.Close()
-	start := time.Now()
-	mon.Start(ctx, start)
+	mon, start := sampleWaits(t, db, 500*time.Millisecond)
 	pool, err := sql.Open("mysql", srv.DSN)
 	if err != nil {
 		t.Fatal(err)
@@ -259,14 +297,20 @@ func TestWaitsMariaDB(t *testing.T) {
 	}
 	wait := <-blocked
 	time.Sleep(600 * time.Millisecond)
-	rep := mon.Stop(ctx, 0, time.Since(start).Seconds())
+	// Every sample, the last one too (taken as Stop is called, after the window's
+	// end): a wait is counted where it ends, and on a busy machine a collection may
+	// skip ticks.
+	rep := mon.Stop(ctx, 0, time.Since(start).Seconds()+60)
 	c = rep.Summary.Waits.Clients()
 	if c == nil {
 		t.Fatalf("no wait profile: %+v, notes %v", rep.Summary.Waits, rep.Notes)
 	}
 	// Innodb_row_lock_time counts milliseconds, the statement picoseconds.
 	if got := c.Seconds[metrics.WaitLock]; math.Abs(got-wait.Seconds()) > 0.05 {
-		t.Errorf("lock %.3f s, want the %.3f s the update was blocked", got, wait.Seconds())
+		t.Errorf("lock %.3f s, want the %.3f s the update was blocked (notes %v)", got, wait.Seconds(), rep.Notes)
+		for _, s := range rep.Samples {
+			t.Logf("t=%.2f %+v", s.T, s.Waits)
+		}
 	}
 
 	plain := mariadbtest.Start(t)
@@ -275,12 +319,7 @@ func TestWaitsMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	mon, err = metrics.New(ctx, metrics.Config{Interval: 200 * time.Millisecond, IOLatency: "off", Database: other, WaitRate: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mon.Close()
-	mon.Start(ctx, time.Now())
+	mon, _ = sampleWaits(t, other, 200*time.Millisecond)
 	time.Sleep(500 * time.Millisecond)
 	rep = mon.Stop(ctx, 0, 0.5)
 	if w := rep.Summary.Waits; w == nil || w.Clients() != nil || !strings.Contains(w.Missing, "performance_schema is off") {
@@ -308,15 +347,25 @@ func TestWaitsNoneOnSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	mon, err := metrics.New(ctx, metrics.Config{Interval: 200 * time.Millisecond, IOLatency: "off", Database: db, WaitRate: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mon.Close()
-	mon.Start(ctx, time.Now())
+	mon, _ := sampleWaits(t, db, 200*time.Millisecond)
 	time.Sleep(300 * time.Millisecond)
 	rep := mon.Stop(ctx, 0, 0.3)
 	if w := rep.Summary.Waits; w == nil || w.Clients() != nil || w.Missing != "sqlite shows no wait events: no wait profile" {
 		t.Errorf("SQLite's wait profile %+v", w)
 	}
+}
+
+// sampleWaits samples db's wait profile at 10 Hz every interval from now until the
+// test ends (or Stop).
+func sampleWaits(t *testing.T, db engine.Observer, interval time.Duration) (*metrics.Monitor, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	mon, err := metrics.New(ctx, metrics.Config{Interval: interval, IOLatency: "off", Database: db, WaitRate: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mon.Close)
+	start := time.Now()
+	mon.Start(ctx, start)
+	return mon, start
 }

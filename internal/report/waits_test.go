@@ -1,10 +1,7 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -115,31 +112,5 @@ func TestWaitsLayoutInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	check, err := os.ReadFile(filepath.Join("testdata", "layout-check.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := Write(&b, waitsReport(t)); err != nil {
-		t.Fatal(err)
-	}
-	page := b.String()
-	end := strings.LastIndex(page, "</body>")
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, []byte(page[:end]+"<script>"+string(check)+"</script>\n"+page[end:]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, console := openInChromiumAt(t, path, chromiumScreenshotPath(t, "waits.png"), "1200,1000")
-	if len(console) > 0 {
-		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
-	}
-	lines := strings.Split(chromiumPreText(t, dom, "layout-check"), "\n")
-	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "checked ") || strings.HasSuffix(last, " 0 charts") {
-		t.Fatalf("the layout check did not run over the report; it says: %.300q", last)
-	} else {
-		t.Log(last)
-	}
-	for _, p := range lines[:len(lines)-1] {
-		t.Error(p)
-	}
+	checkLayoutInChromium(t, waitsReport(t), 1200)
 }
