@@ -265,8 +265,12 @@ func TestWaitsMariaDB(t *testing.T) {
 	inFlight := inFlight(res)
 	t.Logf("%s: %.2f sessions active (%.0f%% data I/O, %.0f%% lock, %.0f%% other), %.2f transactions in flight; missing: %s",
 		w.Source, c.MeanActive(), c.Pct(metrics.WaitDataIO), c.Pct(metrics.WaitLock), c.Pct(metrics.WaitOther), inFlight, w.Missing)
-	if a := c.MeanActive(); a > inFlight*1.05 {
-		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want no more", a, inFlight)
+	// The server times its statements: no more than the client had in flight (what
+	// it ran outside the window's transactions, the driver's counter reads, is
+	// tiny), and no statement kind left out (a procedure's CALL by the binary
+	// protocol is statement/com/Execute: without it, next to nothing).
+	if a := c.MeanActive(); a > inFlight*1.02 || a < inFlight*0.5 {
+		t.Errorf("%.2f sessions active on average, against %.2f transactions in flight: want 50-102%% of them", a, inFlight)
 	}
 
 	// The constructed wait, on the database's own tables.
