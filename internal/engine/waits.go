@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Wait classes: where a database session's time went, as its engine's wait events
 // tell. Each engine maps its own events to them in one place (its waits.go);
@@ -46,15 +43,11 @@ type SessionCount struct {
 }
 
 // WaitProfiler is a Database whose server keeps its sessions' wait times itself,
-// cumulative (MariaDB's performance_schema, PostgreSQL's pg_wait_sampling): package
-// metrics takes the difference of two readings. Where the server's profile is not
-// available, WaitProfile returns ErrNoWaitProfile, and a WaitSampler is read instead.
+// cumulative (MariaDB's performance_schema): package metrics takes the difference
+// of two readings.
 type WaitProfiler interface {
 	WaitProfile(ctx context.Context) (WaitProfile, error)
 }
-
-// ErrNoWaitProfile: the server keeps no wait profile (an extension not loaded).
-var ErrNoWaitProfile = errors.New("the server keeps no wait profile")
 
 // WaitProfile is a server's cumulative time by role and class.
 type WaitProfile struct {

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -109,7 +108,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	if cfg.Database != nil {
 		m.database = &databaseCollector{db: cfg.Database}
 		m.sampler.Add("database", m.database)
-		m.waits(ctx, cfg.Database, cfg.WaitRate)
+		m.waits(cfg.Database, cfg.WaitRate)
 	}
 	if err := m.sampler.Prime(ctx)["node_exporter"]; err != nil {
 		m.Close()
@@ -234,16 +233,13 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 
 // waits reads the server's own wait profile where it keeps one, else samples its
 // sessions' wait events where its engine shows them, and says where it does not.
-func (m *Monitor) waits(ctx context.Context, db engine.Observer, rate float64) {
+func (m *Monitor) waits(db engine.Observer, rate float64) {
 	if rate <= 0 {
 		return
 	}
 	if wp, ok := db.(engine.WaitProfiler); ok {
-		if _, err := wp.WaitProfile(ctx); !errors.Is(err, engine.ErrNoWaitProfile) {
-			// Another error is the collector's to report, interval by interval.
-			m.sampler.Add("waits", &profileCollector{db: wp})
-			return
-		}
+		m.sampler.Add("waits", &profileCollector{db: wp})
+		return
 	}
 	if ws, ok := db.(engine.WaitSampler); ok {
 		m.sampler.Add("waits", newWaitCollector(ws, rate))
