@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -236,12 +237,22 @@ func checkSystem(t *testing.T, res *driver.Result, jsonPath, out string) {
 	if !strings.Contains(out, "system, means over the timed window") {
 		t.Errorf("summary lacks the system figures:\n%s", out)
 	}
+	// The wait profile at the default 10 Hz: the summary line, the JSON, the CSV.
+	if c := sum.Waits.Clients(); c == nil || c.Active() <= 0 || c.MeanActive() > 4.01 {
+		t.Errorf("wait profile of the clients %+v (of %+v)", c, sum.Waits)
+	}
+	if !regexp.MustCompile(`waits \(clients, pg_stat_activity sampled at 10 Hz\): CPU \d+%, data I/O \d+%, WAL \d+%, locks \d+%, LWLocks \d+%, client \d+%, other \d+%; \d\.\d active of 4 users`).MatchString(out) {
+		t.Errorf("summary lacks the clients' wait shares:\n%s", out)
+	}
 	csv, err := os.ReadFile(strings.TrimSuffix(jsonPath, ".json") + ".metrics.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rows := strings.Count(string(csv), "\n"); rows != len(sys.Samples)+1 || !strings.HasPrefix(string(csv), "t,time,") {
 		t.Errorf("CSV has %d lines for %d samples", rows, len(sys.Samples))
+	}
+	if !strings.Contains(string(csv), ",clients_wait_cpu_pct,clients_wait_data_io_pct,clients_wait_wal_pct,clients_wait_lock_pct,clients_wait_lwlock_pct,clients_wait_client_pct,clients_wait_other_pct,clients_active_sessions") {
+		t.Errorf("CSV lacks the clients' wait shares: %s", strings.SplitN(string(csv), "\n", 2)[0])
 	}
 }
 
@@ -288,6 +299,7 @@ func TestBadInput(t *testing.T) {
 		{"run", "--metrics-only", "--duration", "1s", "--path", "/nonexistent/storbench"},
 		{"run", "--metrics-only", "--duration", "1s", "--metrics-interval", "1ms"},
 		{"run", "--metrics-only", "--duration", "1s", "--io-latency", "sometimes"},
+		{"run", "--metrics-only", "--duration", "1s", "--wait-rate", "1000"},
 		{"run", "--metrics-only", "--duration", "1s", "--metrics-host", "ftp://db1/metrics"},
 		{"run", "--metrics-only", "--duration", "1s", "--metrics-device", "sda"},
 		{"run", "--metrics-only", "--duration", "0s"},

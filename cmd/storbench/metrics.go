@@ -28,6 +28,7 @@ type metricsFlags struct {
 	host     string
 	devices  []string
 	latency  string
+	waitRate float64
 	csvPath  string
 }
 
@@ -39,6 +40,7 @@ func (f *metricsFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.host, "metrics-host", "", "node_exporter URL of the database's host, e.g. http://db1:9100/metrics: CPU, memory and disks from there")
 	fl.StringArrayVar(&f.devices, "metrics-device", nil, "disk of --metrics-host to sample (repeatable; default: every whole disk it reports)")
 	fl.StringVar(&f.latency, "io-latency", metrics.DefaultIOLatency, "per-I/O latency percentiles traced with bpftrace: auto (when root and available), on (fail if not), off")
+	fl.Float64Var(&f.waitRate, "wait-rate", metrics.DefaultWaitRate, "times a second the database's sessions are read for their wait events (where the engine shows them; 0: off)")
 	fl.StringVar(&f.csvPath, "metrics-csv", "", "write every sample to this CSV file as it is taken (default with --json F: F's name with .metrics.csv)")
 }
 
@@ -74,11 +76,12 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u 
 // processes and cgroups, and db's counters when db is not nil. The returned function
 // ends the CSV file.
 func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, servers []metrics.Server, cgroups []metrics.CgroupCPU, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
-	if err := errors.Join(metrics.CheckInterval("--metrics-interval", f.interval), metrics.CheckIOLatency("--io-latency", f.latency)); err != nil {
+	if err := errors.Join(metrics.CheckInterval("--metrics-interval", f.interval), metrics.CheckIOLatency("--io-latency", f.latency),
+		metrics.CheckWaitRate("--wait-rate", f.waitRate)); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency, Database: db,
-		Targets: targets, Servers: servers, Cgroups: cgroups}
+		WaitRate: f.waitRate, Targets: targets, Servers: servers, Cgroups: cgroups}
 	for _, p := range f.paths {
 		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
 	}

@@ -185,13 +185,17 @@ func TestQuickWindowsLongEnough(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sqlite := range []bool{false, true} {
-		file, err := quickStudyFile("/tmp/q", true, sqlite, def)
+		file, err := quickStudyFile("/tmp/q", true, sqlite, def, 2.5)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s, err := study.Parse("quick.yaml", file)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// --wait-rate reaches the study's sampler.
+		if s.Metrics.WaitRate != 2.5 {
+			t.Errorf("SQLite %v: wait rate %g, want 2.5 as given", sqlite, s.Metrics.WaitRate)
 		}
 		for _, e := range s.Experiments {
 			if e.Kind == study.UserSweep && e.Duration.Duration < driver.CounterWindow {

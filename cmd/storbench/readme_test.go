@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -220,7 +221,7 @@ func TestReadmeQuickTime(t *testing.T) {
 	}
 	stated, _ := strconv.Atoi(string(m[1]))
 	// The README's case: PostgreSQL and fio installed.
-	file, err := quickStudyFile("/var/tmp/storbench-quick", true, false, driver.CounterWindow)
+	file, err := quickStudyFile("/var/tmp/storbench-quick", true, false, driver.CounterWindow, metrics.DefaultWaitRate)
 	if err != nil {
 		t.Fatal(err)
 	}

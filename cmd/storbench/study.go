@@ -345,20 +345,22 @@ var quickTemplate = template.Must(template.New("quick.yaml").Parse(quickStudy))
 
 // quickStudyFile is quick's study file for path; its sweep measures over window
 // (by default the report's CounterWindow, the shortest it names a winner by).
-func quickStudyFile(path string, fio, sqlite bool, window time.Duration) ([]byte, error) {
+func quickStudyFile(path string, fio, sqlite bool, window time.Duration, waitRate float64) ([]byte, error) {
 	var file bytes.Buffer
 	err := quickTemplate.Execute(&file, struct {
 		Path, Database string
 		Fio, SQLite    bool
 		Profile        quickProfile
 		Window         time.Duration
-	}{path, quickDatabase, fio, sqlite, theQuickProfile, window})
+		WaitRate       float64
+	}{path, quickDatabase, fio, sqlite, theQuickProfile, window, waitRate})
 	return file.Bytes(), err
 }
 
 func quickCmd() *cobra.Command {
 	var dir string
 	var window time.Duration
+	var waitRate float64
 	c := &cobra.Command{
 		Use:   "quick",
 		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
@@ -382,7 +384,7 @@ counters lag, and the report's findings name no winner).`,
 			if errors.Is(pgErr, input.ErrInvalid) {
 				return pgErr
 			}
-			if err := driver.CheckDuration("--", window); err != nil {
+			if err := errors.Join(driver.CheckDuration("--", window), metrics.CheckWaitRate("--wait-rate", waitRate)); err != nil {
 				return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 			}
 			abs, err := quickPath(c, dir)
@@ -390,7 +392,7 @@ counters lag, and the report's findings name no winner).`,
 				return err
 			}
 			_, fioErr := fio.FindFio()
-			file, err := quickStudyFile(abs, fioErr == nil, pgErr != nil, window)
+			file, err := quickStudyFile(abs, fioErr == nil, pgErr != nil, window, waitRate)
 			if err != nil {
 				return err
 			}
@@ -463,6 +465,7 @@ counters lag, and the report's findings name no winner).`,
 		},
 	}
 	c.Flags().DurationVar(&window, "duration", driver.CounterWindow, "timed window of each user step (under 30s the report's findings name no winner)")
+	c.Flags().Float64Var(&waitRate, "wait-rate", metrics.DefaultWaitRate, "times a second the database's sessions are read for their wait events (0: off)")
 	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test, made if its parent exists: the database goes to PATH/pg (SQLite: PATH/sqlite), results to PATH/results")
 	return c
 }

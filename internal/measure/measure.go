@@ -106,6 +106,7 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 	res.Config.Engine, res.Config.DSN, res.Config.Version = db.Engine(), u.Redacted(), p.Version
 	if mon != nil {
 		res.System = mon.Stop(context.WithoutCancel(ctx), 0, res.End.Sub(res.Start).Seconds())
+		res.System.Users = res.Config.Users
 		res.Bottleneck = bottleneck.Judge(&res.System.Summary, res.DriverFigures())
 	}
 	out.Run = res

@@ -102,6 +102,13 @@ func (s *Sample) fields() []field {
 			fs = append(fs, field{"db_" + w.Role + "_write_mb_s", fixed(w.MBps, 3)})
 		}
 	}
+	if c := s.Waits.Clients(); c != nil {
+		// The clients' shares, named after the role whatever the engine calls it.
+		for _, class := range WaitClasses {
+			fs = append(fs, field{"clients_wait_" + class + "_pct", fixed(c.Pct(class), 1)})
+		}
+		fs = append(fs, field{"clients_active_sessions", fixed(c.MeanActive(), 2)})
+	}
 	for _, r := range s.ProcessIO {
 		p := "proc_" + r.Role + "_"
 		if r.Server != "" {

@@ -34,6 +34,9 @@ type Sample struct {
 	// Latency is per-I/O latency from block tracepoints, when available.
 	Latency  []Latency `json:"io_latency,omitempty"`
 	Database *Database `json:"database,omitempty"`
+	// Waits is where the database's sessions spent their active time, by role and
+	// wait class.
+	Waits *Waits `json:"waits,omitempty"`
 	// ProcessIO is the database server's I/O by role (one entry per role, of each
 	// server sampled), for a server on this host.
 	ProcessIO []RoleIO `json:"process_io,omitempty"`

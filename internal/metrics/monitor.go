@@ -40,8 +40,12 @@ type Config struct {
 	// Samples are placed by this machine's clock whatever the skew; the bound keeps
 	// the host's own timestamps (logs, the database's) comparable with the run's.
 	MaxClockSkew time.Duration
-	// Database, when set, is sampled for its own counters.
+	// Database, when set, is sampled for its own counters, and where the engine can
+	// tell, for its sessions' wait events.
 	Database engine.Observer
+	// WaitRate is how many times a second the database's sessions are read for
+	// their wait events (CheckWaitRate); 0: not read.
+	WaitRate float64
 	// Servers are database servers on this host whose processes' I/O is sampled
 	// by role (not with Host: their processes are on that host).
 	Servers []Server
@@ -59,10 +63,12 @@ type Monitor struct {
 	sampler  *Sampler
 	report   Report
 	database *databaseCollector
-	host     *NodeExporter // nil when sampling this host
-	tracer   *IOLatency    // nil when not tracing
-	started  bool
-	stopped  bool
+	// noWaits says why the database has no wait profile, when its engine shows none.
+	noWaits *Waits
+	host    *NodeExporter // nil when sampling this host
+	tracer  *IOLatency    // nil when not tracing
+	started bool
+	stopped bool
 }
 
 // Sources of each figure, for the result's labels.
@@ -105,6 +111,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	if cfg.Database != nil {
 		m.database = &databaseCollector{db: cfg.Database}
 		m.sampler.Add("database", m.database)
+		m.waits(cfg.Database, cfg.WaitRate)
 	}
 	if err := m.sampler.Prime(ctx)["node_exporter"]; err != nil {
 		m.Close()
@@ -241,6 +248,28 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// waits reads the server's own wait profile where it keeps one, else samples its
+// sessions' wait events where its engine shows them, and says where it does not.
+func (m *Monitor) waits(db engine.Observer, rate float64) {
+	if rate <= 0 {
+		return
+	}
+	if wp, ok := db.(engine.WaitProfiler); ok {
+		m.sampler.Add("waits", &profileCollector{db: wp})
+		return
+	}
+	if ws, ok := db.(engine.WaitSampler); ok {
+		m.sampler.Add("waits", newWaitCollector(ws, rate))
+		return
+	}
+	what := "this engine"
+	if named, ok := db.(interface{ Engine() string }); ok {
+		what = named.Engine()
+	}
+	m.noWaits = &Waits{Missing: what + " shows no wait events: no wait profile"}
+	m.sampler.Note("no wait profile: %s shows no wait events", what)
+}
+
 // StreamCSV writes each sample to w as it is taken, from Start on. A separate step
 // from New, so that a caller creates its file only once New has accepted the rest.
 func (m *Monitor) StreamCSV(w io.Writer) { m.sampler.sink = NewCSVWriter(w) }
@@ -273,6 +302,9 @@ func (m *Monitor) Stop(ctx context.Context, from, to float64) *Report {
 		}
 	}
 	r.Summary = Summarize(r.Samples, from, to)
+	if r.Summary.Waits == nil {
+		r.Summary.Waits = m.noWaits
+	}
 	if m.database != nil && m.database.source != "" {
 		r.Sources["database"] = m.database.source
 	}

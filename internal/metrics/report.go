@@ -16,7 +16,10 @@ type Report struct {
 	Sources         map[string]string `json:"sources"`
 	Summary         Summary           `json:"summary"`
 	Samples         []Sample          `json:"samples"`
-	Notes           []string          `json:"notes,omitempty"`
+	// Users is how many client sessions the workload ran (0: none, or not known),
+	// beside the mean number the wait profile saw active.
+	Users int      `json:"users,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 	// Clock compares a node_exporter host's clock with this machine's.
 	Clock *HostClock `json:"clock,omitempty"`
 }
@@ -58,6 +61,7 @@ func WriteText(out io.Writer, r *Report, window string) {
 			fmt.Fprintf(out, "  written by role, as the database counts it (handed to the OS; see its source): %s\n", strings.Join(parts, ", "))
 		}
 	}
+	writeWaits(out, s.Waits, r.Users)
 	for _, t := range s.ProcessIO {
 		if t.ReadMB == 0 && (t.WriteMB == nil || *t.WriteMB == 0) {
 			continue
@@ -96,6 +100,41 @@ func WriteText(out io.Writer, r *Report, window string) {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(out, "  note: %s\n", n)
+	}
+}
+
+// waitLabels name the wait classes in the text summary.
+var waitLabels = map[string]string{WaitCPU: "CPU", WaitDataIO: "data I/O", WaitWAL: "WAL", WaitLock: "locks",
+	WaitLWLock: "LWLocks", WaitClient: "client", WaitOther: "other"}
+
+// writeWaits prints the clients' wait shares, then each background role's active
+// time, or what was missing.
+func writeWaits(out io.Writer, w *Waits, users int) {
+	if w == nil {
+		return
+	}
+	c := w.Clients()
+	if c == nil {
+		fmt.Fprintf(out, "  waits: none (%s)\n", w.Missing)
+		return
+	}
+	shares := func(r RoleWaits) string {
+		var parts []string
+		for _, class := range WaitClasses {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", waitLabels[class], r.Pct(class)))
+		}
+		return strings.Join(parts, ", ")
+	}
+	of := ""
+	if users > 0 {
+		of = fmt.Sprintf(" of %d users", users)
+	}
+	fmt.Fprintf(out, "  waits (clients, %s): %s; %.1f active%s\n", w.Source, shares(*c), c.MeanActive(), of)
+	for _, r := range w.Roles[1:] {
+		fmt.Fprintf(out, "  waits of %s: %.2f s active (%s)\n", r.Role, r.Active(), shares(r))
+	}
+	if w.Missing != "" {
+		fmt.Fprintf(out, "  waits missing: %s\n", w.Missing)
 	}
 }
 

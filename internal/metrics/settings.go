@@ -16,6 +16,13 @@ const (
 	// DefaultIOLatency traces per-I/O latency when this host can, and says why not
 	// otherwise, rather than fail a run for want of bpftrace or root.
 	DefaultIOLatency = "auto"
+	// DefaultWaitRate is how many times a second the database's sessions are read
+	// for their wait events: enough for a share within a few percent over a
+	// 60 s window, at a cost measured in docs/benchmarks.md.
+	DefaultWaitRate = 10.0
+	// MaxWaitRate: each reading is a query of the server; faster than this the
+	// readings cost the server more than they add to the profile's precision.
+	MaxWaitRate = 100.0
 )
 
 // CheckInterval checks a sampling interval; name is how the user wrote the setting
@@ -32,6 +39,15 @@ func CheckInterval(name string, d time.Duration) error {
 func CheckMaxClockSkew(name string, d time.Duration) error {
 	if d <= 0 {
 		return fmt.Errorf("%s %s is not positive (give how far a host's clock may be from this machine's, e.g. %v)", name, d, DefaultMaxClockSkew)
+	}
+	return nil
+}
+
+// CheckWaitRate checks the wait sampling rate in Hz (0 turns sampling off), named
+// like CheckInterval.
+func CheckWaitRate(name string, hz float64) error {
+	if hz < 0 || hz > MaxWaitRate || hz != hz {
+		return fmt.Errorf("%s %g is out of range (give readings per second from 0, off, to %g; %g is the default)", name, hz, MaxWaitRate, DefaultWaitRate)
 	}
 	return nil
 }

@@ -18,12 +18,13 @@ type Summary struct {
 	Disks    []Disk    `json:"disks,omitempty"`
 	Latency  []Latency `json:"io_latency,omitempty"`
 	Database *Database `json:"database,omitempty"`
+	// Waits is where the database's sessions spent their time over the window: the
+	// samples' seconds summed.
+	Waits *Waits `json:"waits,omitempty"`
 	// ProcessIO is each role's I/O over the window, beside the disks' total.
 	ProcessIO []RoleTotal `json:"process_io,omitempty"`
 	// GroupCPU is each managed instance's cgroup's CPU over the window.
 	GroupCPU []GroupCPU `json:"cgroup_cpu,omitempty"`
-	// Waits is where the sessions' active time went over the window, when sampled.
-	Waits *Waits `json:"waits,omitempty"`
 }
 
 // inWindow tells whether most of a sample's interval lies in (from, to]: its
@@ -56,6 +57,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 	var haveDB bool
 	roles := roleSums{}
 	var groups groupSums
+	var waits waitSums
 	for i := range samples {
 		s := &samples[i]
 		if !inWindow(s, from, to) {
@@ -94,6 +96,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 		}
 		roles.add(s.ProcessIO)
 		groups.add(s.GroupCPU)
+		waits.add(s.Waits)
 	}
 	if haveCPU {
 		sum.CPU = cpuShares(cpu)
@@ -112,6 +115,7 @@ func Summarize(samples []Sample, from, to float64) Summary {
 	if haveDB {
 		sum.Database = databaseFigures(db, dbSeconds)
 	}
+	sum.Waits = waits.total()
 	var disksRead, disksWritten uint64
 	for _, d := range sum.Disks {
 		disksRead, disksWritten = disksRead+d.delta.ReadSectors*SectorBytes, disksWritten+d.delta.WriteSectors*SectorBytes

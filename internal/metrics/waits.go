@@ -1,26 +1,37 @@
 package metrics
 
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
 // Wait classes: where a database session's time went, as its engine's wait events
-// tell (docs/bottlenecks.md maps each engine's events to them).
+// tell (docs/metrics.md maps each engine's events to them; the engines name them
+// as package engine does).
 const (
 	// WaitCPU is time active with no wait event: running, or runnable and waiting for
 	// a CPU, which the database cannot tell apart.
-	WaitCPU = "cpu"
+	WaitCPU = engine.WaitCPU
 	// WaitDataIO is reading, writing or extending data files (PostgreSQL
 	// IO:DataFileRead, DataFileWrite, DataFileExtend…; InnoDB data file I/O).
-	WaitDataIO = "data_io"
+	WaitDataIO = engine.WaitDataIO
 	// WaitWAL is writing and flushing the log (PostgreSQL IO:WALWrite, WALSync,
 	// LWLock:WALWrite…; InnoDB redo log).
-	WaitWAL = "wal"
+	WaitWAL = engine.WaitWAL
 	// WaitLock is heavyweight (row, table, transaction) locks.
-	WaitLock = "lock"
+	WaitLock = engine.WaitLock
 	// WaitLWLock is the server's internal locks and latches, but the log's.
-	WaitLWLock = "lwlock"
+	WaitLWLock = engine.WaitLWLock
 	// WaitClient is waiting for the client inside a transaction (PostgreSQL
 	// Client:ClientRead while "idle in transaction" or active).
-	WaitClient = "client"
+	WaitClient = engine.WaitClient
 	// WaitOther is every other wait event.
-	WaitOther = "other"
+	WaitOther = engine.WaitOther
 )
 
 // WaitClasses are the classes in the order figures show them.
@@ -37,6 +48,12 @@ type Waits struct {
 	// Roles: the clients' sessions first (as ProcessRoles' roles), then the
 	// background roles sampled.
 	Roles []RoleWaits `json:"roles"`
+	// Readings is how many times the sessions were read (a sampled source; 0 for a
+	// server's own cumulative profile).
+	Readings int `json:"readings,omitempty"`
+	// MaxGapSeconds is the longest time one reading stood for: each share is
+	// within one gap per change of a session's state (a sampled source).
+	MaxGapSeconds float64 `json:"max_gap_s,omitempty"`
 }
 
 // RoleWaits is one role's active time by wait class.
@@ -74,4 +91,229 @@ func (w *Waits) Clients() *RoleWaits {
 		return nil
 	}
 	return &w.Roles[0]
+}
+
+// MeanActive is the mean number of the role's sessions active over the interval.
+func (r RoleWaits) MeanActive() float64 {
+	if r.IntervalSeconds > 0 {
+		return r.Active() / r.IntervalSeconds
+	}
+	return 0
+}
+
+// waitCollector reads what the database's sessions are doing rate times a second, in
+// a goroutine of its own from its first Collect to Close, and hands each interval
+// the time it counted per role and class. A reading stands for the time since the
+// previous one (not 1/rate: a reading delayed by a busy machine would otherwise
+// shorten the profile), up to maxReadingGap: after a longer gap (a server that
+// stopped answering) the time is lost, not guessed.
+type waitCollector struct {
+	db   engine.WaitSampler
+	rate float64
+	clock
+
+	mu       sync.Mutex
+	roles    []string
+	seconds  map[roleClass]float64
+	span     float64 // the time the interval's readings stand for
+	maxGap   float64
+	readings int
+	source   string
+	err      error // the last reading's, nil after a good one
+
+	primed bool
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+type roleClass struct{ role, class string }
+
+// maxReadingGap bounds the time one reading stands for.
+const maxReadingGap = time.Second
+
+func newWaitCollector(db engine.WaitSampler, rate float64) *waitCollector {
+	return &waitCollector{db: db, rate: rate, seconds: map[roleClass]float64{}}
+}
+
+// Collect implements Collector: its first call starts the readings.
+func (c *waitCollector) Collect(ctx context.Context, s *Sample) error {
+	if !c.primed {
+		c.primed = true
+		loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		c.cancel, c.done = cancel, make(chan struct{})
+		go c.loop(loopCtx)
+		return nil
+	}
+	c.mu.Lock()
+	seconds, span, maxGap, readings, roles, source, err := c.seconds, c.span, c.maxGap, c.readings, c.roles, c.source, c.err
+	c.seconds, c.span, c.maxGap, c.readings = map[roleClass]float64{}, 0, 0, 0
+	c.mu.Unlock()
+	if readings == 0 {
+		// Without an error, the interval was shorter than a reading's period (the
+		// last one, taken as the run stops): nothing to say.
+		return err
+	}
+	// The profile covers the time its readings stand for, which differs from the
+	// sample's interval by less than a gap: the mean number of sessions active is
+	// then exactly the readings' weighted mean.
+	s.Waits = waitProfile(fmt.Sprintf("%s sampled at %g Hz", source, c.rate), roles, seconds, span)
+	s.Waits.Readings, s.Waits.MaxGapSeconds = readings, maxGap
+	return nil
+}
+
+// loop reads at rate until its context ends.
+func (c *waitCollector) loop(ctx context.Context) {
+	defer close(c.done)
+	tick := time.NewTicker(time.Duration(float64(time.Second) / c.rate))
+	defer tick.Stop()
+	prev := c.clock.read()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, maxReadingGap)
+		w, err := c.db.SessionWaits(rctx)
+		cancel()
+		now := c.clock.read()
+		c.mu.Lock()
+		c.err = err
+		if err == nil {
+			weight := min(now.Sub(prev), maxReadingGap).Seconds()
+			for _, n := range w.Sessions {
+				c.seconds[roleClass{n.Role, n.Class}] += float64(n.N) * weight
+			}
+			c.span, c.maxGap = c.span+weight, max(c.maxGap, weight)
+			c.roles, c.source, c.readings = w.Roles, w.Source, c.readings+1
+			prev = now
+		}
+		c.mu.Unlock()
+	}
+}
+
+// Close stops the readings.
+func (c *waitCollector) Close() error {
+	if c.cancel != nil {
+		c.cancel()
+		<-c.done
+	}
+	return nil
+}
+
+// waitProfile lays out the seconds counted per role and class over an interval: the
+// clients' role (roles[0]) always, the others where they were seen active.
+func waitProfile(source string, roles []string, seconds map[roleClass]float64, interval float64) *Waits {
+	w := &Waits{Source: source}
+	for i, role := range roles {
+		r := RoleWaits{Role: role, Seconds: map[string]float64{}, IntervalSeconds: interval}
+		for _, class := range WaitClasses {
+			if v := seconds[roleClass{role, class}]; v > 0 {
+				r.Seconds[class] = v
+			}
+		}
+		if i == 0 || len(r.Seconds) > 0 {
+			w.Roles = append(w.Roles, r)
+		}
+	}
+	return w
+}
+
+// waitSums adds up the samples' profiles over a window: sums of seconds, never
+// averages of shares.
+type waitSums struct {
+	source, missing string
+	roles           []string
+	seconds         map[roleClass]float64
+	interval        float64
+	maxGap          float64
+	readings        int
+}
+
+func (ws *waitSums) add(w *Waits) {
+	if w == nil {
+		return
+	}
+	if ws.seconds == nil {
+		ws.seconds, ws.source = map[roleClass]float64{}, w.Source
+	}
+	if ws.missing == "" {
+		ws.missing = w.Missing
+	}
+	for _, r := range w.Roles {
+		if !slices.Contains(ws.roles, r.Role) {
+			ws.roles = append(ws.roles, r.Role)
+		}
+		for class, v := range r.Seconds {
+			ws.seconds[roleClass{r.Role, class}] += v
+		}
+	}
+	if len(w.Roles) > 0 {
+		ws.interval += w.Roles[0].IntervalSeconds
+	}
+	ws.readings, ws.maxGap = ws.readings+w.Readings, max(ws.maxGap, w.MaxGapSeconds)
+}
+
+// total is the window's profile; nil when no sample had one.
+func (ws *waitSums) total() *Waits {
+	if ws.seconds == nil {
+		return nil
+	}
+	w := waitProfile(ws.source, ws.roles, ws.seconds, ws.interval)
+	w.Missing, w.Readings, w.MaxGapSeconds = ws.missing, ws.readings, ws.maxGap
+	return w
+}
+
+// profileCollector reads a server's own cumulative wait profile each interval and
+// hands the interval its difference.
+type profileCollector struct {
+	db         engine.WaitProfiler
+	prev       map[roleClass]float64
+	prevActive map[string]float64
+	clock
+	prevAt time.Time
+	primed bool
+}
+
+// Collect implements Collector.
+func (c *profileCollector) Collect(ctx context.Context, s *Sample) error {
+	p, err := c.db.WaitProfile(ctx)
+	now := c.clock.read()
+	if err != nil {
+		return err
+	}
+	cur := map[roleClass]float64{}
+	for _, v := range p.Seconds {
+		cur[roleClass{v.Role, v.Class}] += v.Seconds
+	}
+	active := map[string]float64{}
+	for _, a := range p.Active {
+		active[a.Role] += a.Seconds
+	}
+	prev, prevActive, seconds, primed := c.prev, c.prevActive, now.Sub(c.prevAt).Seconds(), c.primed
+	c.prev, c.prevActive, c.prevAt, c.primed = cur, active, now, true
+	if !primed {
+		return nil
+	}
+	delta := map[roleClass]float64{}
+	for k, v := range cur {
+		d := v - prev[k]
+		if d < 0 {
+			return ErrCounterReset
+		}
+		delta[k] = d
+	}
+	// The rest of a role's active time: a statement's waits are counted as each
+	// ends, the statement when it ends, so an interval may hold a wait whose
+	// statement ends in the next one; the rest is then none, not negative.
+	for role, a := range active {
+		d := a - prevActive[role]
+		for _, class := range WaitClasses {
+			d -= delta[roleClass{role, class}]
+		}
+		delta[roleClass{role, p.Rest}] += max(d, 0)
+	}
+	s.Waits = waitProfile(p.Source, p.Roles, delta, seconds)
+	s.Waits.Missing = p.Missing
+	return nil
 }

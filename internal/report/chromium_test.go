@@ -445,12 +445,19 @@ func TestReportLayoutInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
+	checkLayoutInChromium(t, build(t, fixtureTwoTargets), 1000, 1400)
+}
+
+// checkLayoutInChromium opens r in Chromium at each width and fails the test where
+// testdata/layout-check.js finds a table too wide or a chart with nothing drawn.
+func checkLayoutInChromium(t *testing.T, r *Report, widths ...int) {
+	t.Helper()
 	check, err := os.ReadFile(filepath.Join("testdata", "layout-check.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := Write(&b, build(t, fixtureTwoTargets)); err != nil {
+	if err := Write(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	// After the page's own script: the last </body> (the inlined ECharts holds one in a string).
@@ -461,7 +468,7 @@ func TestReportLayoutInChromium(t *testing.T) {
 	if err := os.WriteFile(path, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, width := range []int{1000, 1400} {
+	for _, width := range widths {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
 			dom, console := openInChromiumAt(t, path, "", strconv.Itoa(width)+",1000")
 			if len(console) > 0 {

@@ -88,6 +88,9 @@ func sweepSections(series []*Series) []*Section {
 		if t := sweepRoleTable(e.series); t != nil {
 			sec.Blocks = append(sec.Blocks, Block{Table: t})
 		}
+		if t := sweepWaitTable(e.series); t != nil {
+			sec.Blocks = append(sec.Blocks, Block{Table: t})
+		}
 		sections = append(sections, sec)
 	}
 	return sections

@@ -17,7 +17,7 @@ func timelineSection(srcs []*Source) *Section {
 	// Writes by process role: a fourth chart for every run when any has them (each
 	// choice of a picker has the same charts), saying so where a run has none.
 	var runs []*driver.Result
-	roles := false
+	roles, waits := false, false
 	for _, src := range srcs {
 		for i := range src.Steps {
 			r := &src.Steps[i]
@@ -27,10 +27,11 @@ func timelineSection(srcs []*Source) *Section {
 			p.Choices = append(p.Choices, qualified(srcs, src, r.Step.ID))
 			runs = append(runs, r.Run)
 			roles = roles || hasProcessIO(r.Run.System)
+			waits = waits || hasWaits(r.Run.System)
 		}
 	}
 	for _, run := range runs {
-		p.Charts = append(p.Charts, runCharts(run, roles))
+		p.Charts = append(p.Charts, runCharts(run, roles, waits))
 	}
 	if len(p.Choices) == 0 {
 		return nil
@@ -41,10 +42,10 @@ func timelineSection(srcs []*Source) *Section {
 }
 
 // runCharts are one run's charts: throughput, disk rates, latency (and writes by
-// process role when roles). They cover
+// process role when roles, where the time went when waits). They cover
 // the ramp-up (shaded) and the timed window, and stop at its end: what follows is
 // the users stopping, a drop to zero that says nothing of the storage.
-func runCharts(run *driver.Result, roles bool) []Chart {
+func runCharts(run *driver.Result, roles, waits bool) []Chart {
 	var t, tpm, nopm, errs []float64
 	anyErrors := false
 	end := run.Config.DurationSeconds
@@ -71,10 +72,14 @@ func runCharts(run *driver.Result, roles bool) []Chart {
 	}
 	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60; shaded: ramp-up", "s", "per minute", y2, series, ramp)
 	disks, latency := diskCharts(within(run.System, end), ramp)
+	out := []Chart{throughput, disks, latency}
 	if roles {
-		return []Chart{throughput, disks, latency, roleChart(within(run.System, end))}
+		out = append(out, roleChart(within(run.System, end)))
 	}
-	return []Chart{throughput, disks, latency}
+	if waits {
+		out = append(out, waitChart(run, within(run.System, end)))
+	}
+	return out
 }
 
 // within is the system report with the samples up to end seconds only.

@@ -42,6 +42,7 @@ const (
 	DefaultFioRuntime   = fio.DefaultRuntime
 	DefaultInterval     = metrics.DefaultInterval
 	DefaultIOLatency    = metrics.DefaultIOLatency
+	DefaultWaitRate     = metrics.DefaultWaitRate
 	DefaultMaxClockSkew = metrics.DefaultMaxClockSkew
 )
 
@@ -372,6 +373,11 @@ func (c *checker) metrics(s *Study) {
 		m.MaxClockSkew = Duration{DefaultMaxClockSkew}
 	} else if err := metrics.CheckMaxClockSkew("max_clock_skew", m.MaxClockSkew.Duration); err != nil {
 		c.refuse("metrics.max_clock_skew", err)
+	}
+	if !c.doc.Has("metrics.wait_rate") {
+		m.WaitRate = DefaultWaitRate
+	} else if err := metrics.CheckWaitRate("wait_rate", m.WaitRate); err != nil {
+		c.refuse("metrics.wait_rate", err)
 	}
 	if !c.doc.Has("metrics.io_latency") {
 		m.IOLatency = DefaultIOLatency

@@ -108,8 +108,8 @@ func TestParseDefaults(t *testing.T) {
 	if e.Name != "user-sweep" || e.Repeats != 1 || e.Ramp.Duration != 2*time.Minute || e.Duration.Duration != 5*time.Minute {
 		t.Errorf("experiment name %q repeats %d ramp %v duration %v, want user-sweep 1 2m 5m", e.Name, e.Repeats, e.Ramp, e.Duration)
 	}
-	if s.Metrics.Interval.Duration != time.Second || s.Metrics.IOLatency != "auto" {
-		t.Errorf("metrics %+v, want 1s auto", s.Metrics)
+	if s.Metrics.Interval.Duration != time.Second || s.Metrics.IOLatency != "auto" || s.Metrics.WaitRate != 10 {
+		t.Errorf("metrics %+v, want 1s auto, wait rate 10", s.Metrics)
 	}
 
 	s = mustParse(t, minimal+`  - kind: storage-profiles
@@ -271,6 +271,7 @@ func TestParseErrors(t *testing.T) {
 		// Metrics.
 		{"interval", minimal + "metrics:\n  interval: 50ms\n", 11, "interval 50ms is too short"},
 		{"io_latency", minimal + "metrics:\n  io_latency: maybe\n", 11, `io_latency "maybe" is unknown`},
+		{"wait_rate", minimal + "metrics:\n  wait_rate: 500\n", 11, "wait_rate 500 is out of range"},
 		// Was silently turned into auto: "on" promises tracing or a failure.
 		{"io_latency on beside host metrics", hosts("", "metrics:\n  io_latency: on\n"), 18, "io_latency on cannot trace target db1's disks"},
 		{"on_failure", minimal + "on_failure: retry\n", 10, `on_failure "retry" is unknown`},

@@ -267,7 +267,7 @@ func (r *runner) limitsApplied(t *target, res *StepResult) error {
 // node_exporter (external, when given), and the database.
 func (r *runner) metricsConfig(ctx context.Context, t *target, db engine.Database, extra ...metrics.Target) metrics.Config {
 	m := r.study.Metrics
-	cfg := metrics.Config{Interval: m.Interval.Duration, IOLatency: m.IOLatency, Targets: extra, MaxClockSkew: m.MaxClockSkew.Duration}
+	cfg := metrics.Config{Interval: m.Interval.Duration, IOLatency: m.IOLatency, WaitRate: m.WaitRate, Targets: extra, MaxClockSkew: m.MaxClockSkew.Duration}
 	if db != nil {
 		cfg.Database = db
 	}

@@ -174,6 +174,9 @@ type Noisy struct {
 type Metrics struct {
 	Interval  Duration `yaml:"interval"`
 	IOLatency string   `yaml:"io_latency"`
+	// WaitRate is how many times a second the database's sessions are read for
+	// their wait events (0: not read).
+	WaitRate float64 `yaml:"wait_rate"`
 	// MaxClockSkew is how far a host's clock (node_exporter's node_time_seconds) may
 	// be from this machine's before the study refuses it: samples are placed by
 	// this machine's clock, but a skewed host's own logs and timestamps would not

@@ -30,41 +30,52 @@ const (
 // Activity implements engine.Observer. It reads on a connection of its own, so a
 // sampler never delays the run's reads of the throughput counters at the window edges.
 func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
+	var a engine.Activity
+	err := db.observe(ctx, func(conn *pgx.Conn, note string) error {
+		major, err := serverMajor(conn.PgConn().ParameterStatus("server_version"))
+		if err != nil {
+			return err
+		}
+		query, source := activitySQL, activitySource
+		switch {
+		case major < 14:
+			return fmt.Errorf("database counters need PostgreSQL 14 or later (pg_stat_wal); this server is %d", major)
+		case major >= 17:
+			query, source = activity17SQL, activity17Source
+		}
+		a.Source = source + note
+		into := []any{&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit, &a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints}
+		if query == activitySQL {
+			// PostgreSQL 17 moved these to pg_stat_checkpointer and pg_stat_io, which
+			// storbench does not read yet: no writes by role there.
+			a.Writes = []engine.RoleWrite{{Role: roleCheckpointer}, {Role: roleBgwriter}, {Role: roleClients}}
+			for i := range a.Writes {
+				into = append(into, &a.Writes[i].Bytes)
+			}
+		}
+		if err := conn.QueryRow(ctx, query, db.cfg.Database).Scan(into...); err != nil || a.Writes == nil {
+			return err
+		}
+		a.Writes = append(a.Writes, engine.RoleWrite{Role: roleWAL, Bytes: a.WALBytes})
+		return nil
+	})
+	return a, err
+}
+
+// observe runs f on the observer's connection (the sampler's counters and wait
+// samples share it, one at a time), connecting it first if need be; note is what
+// that connection adds to the benchmark database's counters.
+func (db *DB) observe(ctx context.Context, f func(conn *pgx.Conn, note string) error) error {
 	db.observerMu.Lock()
 	defer db.observerMu.Unlock()
 	if db.observer == nil || db.observer.IsClosed() {
 		conn, note, err := db.connectObserver(ctx)
 		if err != nil {
-			return engine.Activity{}, err
+			return err
 		}
 		db.observer, db.observerNote = conn, note
 	}
-	major, err := serverMajor(db.observer.PgConn().ParameterStatus("server_version"))
-	if err != nil {
-		return engine.Activity{}, err
-	}
-	query, source := activitySQL, activitySource
-	switch {
-	case major < 14:
-		return engine.Activity{}, fmt.Errorf("database counters need PostgreSQL 14 or later (pg_stat_wal); this server is %d", major)
-	case major >= 17:
-		query, source = activity17SQL, activity17Source
-	}
-	a := engine.Activity{Source: source + db.observerNote}
-	into := []any{&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit, &a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints}
-	if query == activitySQL {
-		// PostgreSQL 17 moved these to pg_stat_checkpointer and pg_stat_io, which
-		// storbench does not read yet: no writes by role there.
-		a.Writes = []engine.RoleWrite{{Role: roleCheckpointer}, {Role: roleBgwriter}, {Role: roleClients}}
-		for i := range a.Writes {
-			into = append(into, &a.Writes[i].Bytes)
-		}
-	}
-	if err = db.observer.QueryRow(ctx, query, db.cfg.Database).Scan(into...); err != nil || a.Writes == nil {
-		return a, err
-	}
-	a.Writes = append(a.Writes, engine.RoleWrite{Role: roleWAL, Bytes: a.WALBytes})
-	return a, nil
+	return f(db.observer, db.observerNote)
 }
 
 // roleWAL names, among the writes by role, the WAL that every role generated.

@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -66,8 +67,9 @@ func serverOf(st *instance.State) (*mariadbserver.Server, error) {
 }
 
 // Reserve is the memory left beside the buffer pool within the instance's limit: the
-// server's own (about 80 MB at start: two 16 MB log buffers, code, heap) and its
-// sessions' buffers.
+// server's own (about 80 MB at start: two 16 MB log buffers, code, heap; the wait
+// profile's performance_schema adds 38 MB at 200 connections, mariadbserver's
+// WaitProfileSettings) and its sessions' buffers.
 const Reserve = 128 << 20
 
 // minBufferPool is the least buffer pool an instance gets, however small its memory.
@@ -127,6 +129,7 @@ func Settings(memoryBytes int64, maxConnections int) map[string]string {
 	if memoryBytes > 0 {
 		s["innodb_buffer_pool_size"] = fmt.Sprintf("%dM", BufferPool(memoryBytes)>>20)
 	}
+	maps.Copy(s, mariadbserver.WaitProfileSettings)
 	return s
 }
 

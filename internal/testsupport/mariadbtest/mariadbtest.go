@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"path/filepath"
 	"testing"
 	"time"
@@ -47,13 +48,27 @@ var Settings = map[string]string{
 // skips the test when MariaDB is not installed (or with -short).
 func Start(t testing.TB) *Server {
 	t.Helper()
-	return StartIn(t, filepath.Join(t.TempDir(), "mariadb"))
+	return start(t, filepath.Join(t.TempDir(), "mariadb"), nil)
 }
 
 // StartIn is Start with the server's directory dir (which it creates), e.g. on a loop
 // device of the test's own.
 func StartIn(t testing.TB, dir string) *Server {
 	t.Helper()
+	return start(t, dir, nil)
+}
+
+// StartWith is Start with more server options (e.g. mariadbserver.WaitProfileSettings),
+// beside Settings.
+func StartWith(t testing.TB, extra map[string]string) *Server {
+	t.Helper()
+	return start(t, filepath.Join(t.TempDir(), "mariadb"), extra)
+}
+
+func start(t testing.TB, dir string, extra map[string]string) *Server {
+	t.Helper()
+	settings := maps.Clone(Settings)
+	maps.Copy(settings, extra)
 	if testing.Short() {
 		t.Skip("integration test: starts a MariaDB server")
 	}
@@ -64,7 +79,7 @@ func StartIn(t testing.TB, dir string) *Server {
 	defer cancel()
 	s, err := mariadbserver.Init(ctx, mariadbserver.Options{
 		Dir:      dir,
-		Settings: Settings,
+		Settings: settings,
 	})
 	if err != nil {
 		t.Fatalf("create MariaDB data directory: %v", err)
