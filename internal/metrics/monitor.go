@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -46,6 +47,9 @@ type Config struct {
 	// WaitRate is how many times a second the database's sessions are read for
 	// their wait events (CheckWaitRate); 0: not read.
 	WaitRate float64
+	// WaitServers are more databases whose sessions' wait events are read, each
+	// under its name (consolidated instances), beside Database's.
+	WaitServers []WaitServer
 	// Servers are database servers on this host whose processes' I/O is sampled
 	// by role (not with Host: their processes are on that host).
 	Servers []Server
@@ -111,7 +115,10 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	if cfg.Database != nil {
 		m.database = &databaseCollector{db: cfg.Database}
 		m.sampler.Add("database", m.database)
-		m.waits(cfg.Database, cfg.WaitRate)
+		m.waits("", cfg.Database, cfg.WaitRate)
+	}
+	for _, w := range cfg.WaitServers {
+		m.waits(w.Name, w.DB, cfg.WaitRate)
 	}
 	if err := m.sampler.Prime(ctx)["node_exporter"]; err != nil {
 		m.Close()
@@ -248,18 +255,25 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// WaitServer is a database whose sessions' wait events are read under a name.
+type WaitServer struct {
+	Name string
+	DB   engine.Observer
+}
+
 // waits reads the server's own wait profile where it keeps one, else samples its
 // sessions' wait events where its engine shows them, and says where it does not.
-func (m *Monitor) waits(db engine.Observer, rate float64) {
+func (m *Monitor) waits(server string, db engine.Observer, rate float64) {
 	if rate <= 0 {
 		return
 	}
+	name := strings.TrimSpace("waits " + server)
 	if wp, ok := db.(engine.WaitProfiler); ok {
-		m.sampler.Add("waits", &profileCollector{db: wp})
+		m.sampler.Add(name, &profileCollector{db: wp, server: server})
 		return
 	}
 	if ws, ok := db.(engine.WaitSampler); ok {
-		m.sampler.Add("waits", newWaitCollector(ws, rate))
+		m.sampler.Add(name, newWaitCollector(server, ws, rate))
 		return
 	}
 	what := "this engine"

@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -108,8 +107,9 @@ func (r RoleWaits) MeanActive() float64 {
 // shorten the profile), up to maxReadingGap: after a longer gap (a server that
 // stopped answering) the time is lost, not guessed.
 type waitCollector struct {
-	db   engine.WaitSampler
-	rate float64
+	db     engine.WaitSampler
+	rate   float64
+	server string // the figures' server, "" for the only one
 	clock
 
 	mu       sync.Mutex
@@ -131,8 +131,8 @@ type roleClass struct{ role, class string }
 // maxReadingGap bounds the time one reading stands for.
 const maxReadingGap = time.Second
 
-func newWaitCollector(db engine.WaitSampler, rate float64) *waitCollector {
-	return &waitCollector{db: db, rate: rate, seconds: map[roleClass]float64{}}
+func newWaitCollector(server string, db engine.WaitSampler, rate float64) *waitCollector {
+	return &waitCollector{db: db, rate: rate, server: server, seconds: map[roleClass]float64{}}
 }
 
 // Collect implements Collector: its first call starts the readings.
@@ -156,8 +156,9 @@ func (c *waitCollector) Collect(ctx context.Context, s *Sample) error {
 	// The profile covers the time its readings stand for, which differs from the
 	// sample's interval by less than a gap: the mean number of sessions active is
 	// then exactly the readings' weighted mean.
-	s.Waits = waitProfile(fmt.Sprintf("%s sampled at %g Hz", source, c.rate), roles, seconds, span)
-	s.Waits.Readings, s.Waits.MaxGapSeconds = readings, maxGap
+	w := waitProfile(c.server, fmt.Sprintf("%s sampled at %g Hz", source, c.rate), roles, seconds, span)
+	w.Readings, w.MaxGapSeconds = readings, maxGap
+	addWaits(s, w)
 	return nil
 }
 
@@ -203,10 +204,10 @@ func (c *waitCollector) Close() error {
 
 // waitProfile lays out the seconds counted per role and class over an interval: the
 // clients' role (roles[0]) always, the others where they were seen active.
-func waitProfile(source string, roles []string, seconds map[roleClass]float64, interval float64) *Waits {
+func waitProfile(server, source string, roles []string, seconds map[roleClass]float64, interval float64) *Waits {
 	w := &Waits{Source: source}
 	for i, role := range roles {
-		r := RoleWaits{Role: role, Seconds: map[string]float64{}, IntervalSeconds: interval}
+		r := RoleWaits{Server: server, Role: role, Seconds: map[string]float64{}, IntervalSeconds: interval}
 		for _, class := range WaitClasses {
 			if v := seconds[roleClass{role, class}]; v > 0 {
 				r.Seconds[class] = v
@@ -219,37 +220,55 @@ func waitProfile(source string, roles []string, seconds map[roleClass]float64, i
 	return w
 }
 
+// addWaits adds one server's profile to the sample's: with several servers sampled
+// (consolidated instances), each one's roles follow the previous one's, named by
+// their Server.
+func addWaits(s *Sample, w *Waits) {
+	if s.Waits == nil {
+		s.Waits = w
+		return
+	}
+	s.Waits.Roles = append(s.Waits.Roles, w.Roles...)
+	s.Waits.Readings += w.Readings
+	s.Waits.MaxGapSeconds = max(s.Waits.MaxGapSeconds, w.MaxGapSeconds)
+	if s.Waits.Missing == "" {
+		s.Waits.Missing = w.Missing
+	}
+}
+
 // waitSums adds up the samples' profiles over a window: sums of seconds, never
-// averages of shares.
+// averages of shares, per server and role.
 type waitSums struct {
 	source, missing string
-	roles           []string
-	seconds         map[roleClass]float64
-	interval        float64
+	roles           []serverRole
+	seconds         map[serverRole]map[string]float64
+	interval        map[serverRole]float64
 	maxGap          float64
 	readings        int
 }
+
+type serverRole struct{ server, role string }
 
 func (ws *waitSums) add(w *Waits) {
 	if w == nil {
 		return
 	}
 	if ws.seconds == nil {
-		ws.seconds, ws.source = map[roleClass]float64{}, w.Source
+		ws.seconds, ws.interval, ws.source = map[serverRole]map[string]float64{}, map[serverRole]float64{}, w.Source
 	}
 	if ws.missing == "" {
 		ws.missing = w.Missing
 	}
 	for _, r := range w.Roles {
-		if !slices.Contains(ws.roles, r.Role) {
-			ws.roles = append(ws.roles, r.Role)
+		k := serverRole{r.Server, r.Role}
+		if ws.seconds[k] == nil {
+			ws.roles = append(ws.roles, k)
+			ws.seconds[k] = map[string]float64{}
 		}
 		for class, v := range r.Seconds {
-			ws.seconds[roleClass{r.Role, class}] += v
+			ws.seconds[k][class] += v
 		}
-	}
-	if len(w.Roles) > 0 {
-		ws.interval += w.Roles[0].IntervalSeconds
+		ws.interval[k] += r.IntervalSeconds
 	}
 	ws.readings, ws.maxGap = ws.readings+w.Readings, max(ws.maxGap, w.MaxGapSeconds)
 }
@@ -259,15 +278,31 @@ func (ws *waitSums) total() *Waits {
 	if ws.seconds == nil {
 		return nil
 	}
-	w := waitProfile(ws.source, ws.roles, ws.seconds, ws.interval)
-	w.Missing, w.Readings, w.MaxGapSeconds = ws.missing, ws.readings, ws.maxGap
+	w := &Waits{Source: ws.source, Missing: ws.missing, Readings: ws.readings, MaxGapSeconds: ws.maxGap}
+	for _, k := range ws.roles {
+		// A background role shows only in the intervals it was active in: the
+		// window's span is its server's clients' (the first role, always there).
+		span := ws.interval[serverRole{k.server, ws.firstRole(k.server)}]
+		w.Roles = append(w.Roles, RoleWaits{Server: k.server, Role: k.role, Seconds: ws.seconds[k], IntervalSeconds: span})
+	}
 	return w
+}
+
+// firstRole is the first role seen of server: its clients'.
+func (ws *waitSums) firstRole(server string) string {
+	for _, k := range ws.roles {
+		if k.server == server {
+			return k.role
+		}
+	}
+	return ""
 }
 
 // profileCollector reads a server's own cumulative wait profile each interval and
 // hands the interval its difference.
 type profileCollector struct {
 	db         engine.WaitProfiler
+	server     string // the figures' server, "" for the only one
 	prev       map[roleClass]float64
 	prevActive map[string]float64
 	clock
@@ -313,7 +348,8 @@ func (c *profileCollector) Collect(ctx context.Context, s *Sample) error {
 		}
 		delta[roleClass{role, p.Rest}] += max(d, 0)
 	}
-	s.Waits = waitProfile(p.Source, p.Roles, delta, seconds)
-	s.Waits.Missing = p.Missing
+	w := waitProfile(c.server, p.Source, p.Roles, delta, seconds)
+	w.Missing = p.Missing
+	addWaits(s, w)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
@@ -135,7 +136,20 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 		}
 		servers = append(servers, srv)
 	}
+	// Each instance's sessions' wait events, under its name: the OLTP instances'
+	// shares compare across the baseline and the noisy run whatever their count.
+	var waiting []metrics.WaitServer
+	for i, n := range names {
+		db, err := engine.Open(ctx, dsns[i])
+		if err != nil {
+			unsampled = append(unsampled, fmt.Sprintf("no wait profile of %s: %v", n, err))
+			continue
+		}
+		defer db.Close()
+		waiting = append(waiting, metrics.WaitServer{Name: n, DB: db})
+	}
 	mon, err := metrics.New(ctx, metrics.Config{Interval: r.study.Metrics.Interval.Duration, IOLatency: r.study.Metrics.IOLatency,
+		WaitRate: r.study.Metrics.WaitRate, WaitServers: waiting,
 		Targets: []metrics.Target{{Path: t.spec.Path, Role: "data"}}, Servers: servers})
 	if err != nil {
 		return err

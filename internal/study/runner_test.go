@@ -354,6 +354,25 @@ func TestStudyConsolidation(t *testing.T) {
 		}
 		if want := 2; oltp != want || c.Instances[2].Role != map[bool]string{false: RoleIdle, true: RoleNoisy}[c.Noisy] || c.System == nil || len(c.System.Summary.Disks) == 0 {
 			t.Errorf("noisy %v: %d OLTP instances, want %d, c3 %s; disks %v", c.Noisy, oltp, want, c.Instances[2].Role, c.System != nil)
+		}		// Each OLTP instance's sessions' wait profile, under its name: what the
+		// findings compare across the two runs.
+		if c.System != nil {
+			for _, in := range c.Instances {
+				if in.Role != "oltp" {
+					continue
+				}
+				var active float64
+				if w := c.System.Summary.Waits; w != nil {
+					for _, r := range w.Roles {
+						if r.Server == in.Name && r.Role == w.Roles[0].Role {
+							active = r.Active()
+						}
+					}
+				}
+				if active <= 0 {
+					t.Errorf("noisy %v: no wait profile of OLTP instance %s's clients: %+v", c.Noisy, in.Name, c.System.Summary.Waits)
+				}
+			}
 		}
 	}
 	if noisy.Summary.BackupMeanSeconds <= 0 {
