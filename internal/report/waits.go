@@ -57,9 +57,34 @@ func waitChart(run *driver.Result, sys *metrics.Report) Chart {
 		line.AddSeries(class, points[class], charts.WithLineChartOpts(opts.LineChart{Stack: "waits", ShowSymbol: opts.Bool(false)}),
 			charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.6)}), charts.WithLineStyleOpts(opts.LineStyle{Width: 0.5}))
 	}
-	line.AddSeries("TPM (client)", tpm, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1, ShowSymbol: opts.Bool(false)}),
-		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dashed"}))
+	tpmOpts := []charts.SeriesOpts{charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1, ShowSymbol: opts.Bool(false)}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Type: "dashed"})}
+	if spans := verdictSpans(sys.Samples); len(spans) > 0 {
+		tpmOpts = append(tpmOpts, charts.WithMarkAreaData(spans...),
+			charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{ItemStyle: &opts.ItemStyle{Color: "rgba(0,0,0,0.03)", BorderColor: "rgba(0,0,0,0.25)", BorderWidth: 0.5},
+				Label: &opts.Label{Show: opts.Bool(true), Position: "insideTop", FontSize: 10}}))
+	}
+	line.AddSeries("TPM (client)", tpm, tpmOpts...)
 	return Chart{Title: title, Option: option(line), Height: 380}
+}
+
+// verdictSpans are the runs of consecutive intervals with the same bottleneck
+// verdict (docs/bottlenecks.md), each as a marked area named by its verdict: the
+// verdict second by second above the wait classes that decide it.
+func verdictSpans(samples []metrics.Sample) [][]opts.MarkAreaData {
+	var spans [][]opts.MarkAreaData
+	for i := 0; i < len(samples); {
+		v := samples[i].Bottleneck
+		j := i
+		for j+1 < len(samples) && samples[j+1].Bottleneck == v {
+			j++
+		}
+		if v != "" {
+			spans = append(spans, []opts.MarkAreaData{{Name: v, XAxis: samples[i].T - samples[i].Seconds}, {XAxis: samples[j].T}})
+		}
+		i = j + 1
+	}
+	return spans
 }
 
 // hasWaits tells whether a run's samples hold the clients' wait profile.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -23,10 +24,12 @@ func waitsReport(t *testing.T) *Report {
 	sys.Samples = nil
 	for sec := 1; sec <= 30; sec++ {
 		seconds := map[string]float64{metrics.WaitCPU: 3, metrics.WaitWAL: 1}
+		verdict := "cpu (database host)"
 		if sec > 20 {
 			seconds = map[string]float64{metrics.WaitCPU: 1, metrics.WaitWAL: 1, metrics.WaitLock: 2}
+			verdict = "locks"
 		}
-		sys.Samples = append(sys.Samples, metrics.Sample{T: float64(sec), Seconds: 1,
+		sys.Samples = append(sys.Samples, metrics.Sample{T: float64(sec), Seconds: 1, Bottleneck: verdict,
 			Disks: []metrics.Disk{{Device: "sda", Roles: []string{"data"}, ReadIOPS: 100, WriteIOPS: 50, ReadMBps: 0.4, WriteMBps: 1, ReadAwaitMs: 0.2, WriteAwaitMs: 0.5}},
 			Waits: &metrics.Waits{Source: "pg_stat_activity sampled at 10 Hz",
 				Roles: []metrics.RoleWaits{{Role: "client_backends", Seconds: seconds, IntervalSeconds: 1}}}})
@@ -67,6 +70,12 @@ func TestWaitsInTheReport(t *testing.T) {
 			Stack      string                      `json:"stack"`
 			YAxisIndex int                         `json:"yAxisIndex"`
 			Data       []struct{ Value []float64 } `json:"data"`
+			MarkArea   struct {
+				Data [][]struct {
+					Name  string `json:"name"`
+					XAxis any    `json:"xAxis"`
+				} `json:"data"`
+			} `json:"markArea"`
 		} `json:"series"`
 	}
 	if err := json.Unmarshal([]byte(chart.Option), &o); err != nil {
@@ -81,6 +90,19 @@ func TestWaitsInTheReport(t *testing.T) {
 			}
 		}
 		return -1
+	}
+	// The verdict per interval, as spans over the chart: the CPU's to second 20, the
+	// locks' after.
+	var spans []string
+	for _, s := range o.Series {
+		for _, pair := range s.MarkArea.Data {
+			if len(pair) == 2 {
+				spans = append(spans, fmt.Sprintf("%s %v-%v", pair[0].Name, pair[0].XAxis, pair[1].XAxis))
+			}
+		}
+	}
+	if want := []string{"cpu (database host) 0-20", "locks 20-30"}; !slices.Equal(spans, want) {
+		t.Errorf("the verdict's spans %q, want %q", spans, want)
 	}
 	if at("cpu", 10) != 3 || at("lock", 10) != 0 || at("cpu", 25) != 1 || at("lock", 25) != 2 || at("wal", 25) != 1 {
 		t.Errorf("active sessions by class at 10 s: cpu %g lock %g; at 25 s: cpu %g lock %g wal %g; want 3 0, 1 2 1",
