@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,10 +140,17 @@ func (b binaryIn) background(t *testing.T, args ...string) running {
 // goes on meanwhile.
 func (p running) pauseIn(t *testing.T, programs ...string) (resume func()) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("one of %v", programs), p.ended, p.out, func() bool {
+	// What it ran meanwhile, for the message if none of them shows.
+	seen := map[string]bool{}
+	waitFor(t, func() string {
+		return fmt.Sprintf("one of %v (its children seen: %v)", programs, slices.Sorted(maps.Keys(seen)))
+	}, p.ended, p.out, func() bool {
 		for pid, cmdline := range processes() {
-			if parent(pid) == p.pid && slices.Contains(programs, filepath.Base(strings.Fields(cmdline)[0])) {
-				return true
+			if f := strings.Fields(cmdline); len(f) > 0 && parent(pid) == p.pid {
+				seen[filepath.Base(f[0])] = true
+				if slices.Contains(programs, filepath.Base(f[0])) {
+					return true
+				}
 			}
 		}
 		return false
@@ -160,16 +168,16 @@ func (p running) pauseIn(t *testing.T, programs ...string) (resume func()) {
 }
 
 // waitFor waits until ok() while the process (see background) runs.
-func waitFor(t *testing.T, what string, ended <-chan struct{}, out *localserver.SyncBuffer, ok func() bool) {
+func waitFor(t *testing.T, what func() string, ended <-chan struct{}, out *localserver.SyncBuffer, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(5 * time.Millisecond) {
 		select {
 		case <-ended:
-			t.Fatalf("it ended before %s:\n%s", what, out.String())
+			t.Fatalf("it ended before %s:\n%s", what(), out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within a minute:\n%s", what, out.String())
+			t.Fatalf("no %s within a minute:\n%s", what(), out.String())
 		}
 	}
 }
@@ -210,7 +218,7 @@ func TestVerbsRespectLeases(t *testing.T) {
 	}
 
 	run := binaryIn{}.background(t, "run", "--dsn", dsn, "--users", "1", "--ramp", "0s", "--duration", "12s", "--no-metrics")
-	waitFor(t, "the run's window", run.ended, run.out, func() bool { return strings.Contains(run.out.String(), "timed") })
+	waitFor(t, func() string { return "the run's window" }, run.ended, run.out, func() bool { return strings.Contains(run.out.String(), "timed") })
 	refused("storbench run", false, "restore", "--instance", name, "--from", bk, "--no-metrics")
 	refused("storbench run", false, "restore", "--instance", name, "--from", bk, "--force", "--no-metrics")
 	refused("storbench run", true, "instance", "stop", "--name", name)
