@@ -44,7 +44,7 @@ func TestRules(t *testing.T) {
 			Waits: waits(map[string]float64{"wal": 25, "cpu": 10})}, driver, "cpu (instance limit 1 CPU), its waits on storage queued behind the CPU"},
 		{"waits: reads, the instance's CPU oversubscribed, at its I/O throttle", metrics.Summary{CPU: busy, Disks: dataDisk,
 			GroupCPU: []metrics.GroupCPU{{UsedCPUs: 1, WaitCPUs: 1, LimitCPUs: 1, Limited: true, IOLimit: &metrics.IOLimit{Device: "loop1", ReadIOPS: 200}}},
-			Waits: waits(map[string]float64{"data_io": 25, "cpu": 10})}, driver, "storage (reads)"},
+			Waits:    waits(map[string]float64{"data_io": 25, "cpu": 10})}, driver, "storage (reads)"},
 		{"waits: row locks on a busy host", metrics.Summary{CPU: busy, Waits: waits(map[string]float64{"lock": 30, "lwlock": 5, "cpu": 20})}, driver, "locks (rows)"},
 		{"waits: on CPU, host saturated", metrics.Summary{CPU: busy, Waits: waits(map[string]float64{"cpu": 30, "data_io": 3})}, driver, "cpu (database host)"},
 		{"waits: on CPU, host not saturated", metrics.Summary{CPU: idle, Waits: waits(map[string]float64{"cpu": 30, "data_io": 10})}, driver, "mixed (cpu, storage)"},

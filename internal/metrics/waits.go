@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -352,4 +353,18 @@ func (c *profileCollector) Collect(ctx context.Context, s *Sample) error {
 	w.Missing = p.Missing
 	addWaits(s, w)
 	return nil
+}
+
+// ForServer is the wait profile of one of the servers sampled (its roles only), nil
+// when it has none.
+func (w *Waits) ForServer(server string) *Waits {
+	if w == nil {
+		return nil
+	}
+	one := *w
+	one.Roles = slices.DeleteFunc(slices.Clone(w.Roles), func(r RoleWaits) bool { return r.Server != server })
+	if len(one.Roles) == 0 {
+		return nil
+	}
+	return &one
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
@@ -173,6 +174,7 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 		return err
 	}))
 	c.System = mon.Stop(context.WithoutCancel(ctx), 0, step.Duration.Seconds())
+	c.judge()
 	c.Summary = consolidationFacts(c)
 	res.Consolidation = c
 	if err := errors.Join(errs...); err != nil {
@@ -326,4 +328,23 @@ func (r *runner) logConsolidation(step Step, c *ConsolidationRun) {
 		fmt.Fprintf(r.opts.Log, "; backups %.1f s mean, %.1f s max, %.1f s in all", f.BackupMeanSeconds, f.BackupMaxSeconds, f.BackupTotalSeconds)
 	}
 	fmt.Fprintln(r.opts.Log)
+}
+
+// judge gives each OLTP instance's run its bottleneck verdict from the shared
+// figures (the host's CPUs, the disk) and its own sessions' wait profile. The driver
+// is not judged: every instance's users run in this one process, whose CPU is no one
+// instance's.
+func (c *ConsolidationRun) judge() {
+	if c.System == nil {
+		return
+	}
+	for i := range c.Instances {
+		in := &c.Instances[i]
+		if in.Run == nil {
+			continue
+		}
+		sum := c.System.Summary
+		sum.Waits = sum.Waits.ForServer(in.Name)
+		in.Run.Bottleneck = bottleneck.Judge(&sum, bottleneck.Driver{Users: in.Run.Config.Users})
+	}
 }

@@ -354,7 +354,8 @@ func TestStudyConsolidation(t *testing.T) {
 		}
 		if want := 2; oltp != want || c.Instances[2].Role != map[bool]string{false: RoleIdle, true: RoleNoisy}[c.Noisy] || c.System == nil || len(c.System.Summary.Disks) == 0 {
 			t.Errorf("noisy %v: %d OLTP instances, want %d, c3 %s; disks %v", c.Noisy, oltp, want, c.Instances[2].Role, c.System != nil)
-		}		// Each OLTP instance's sessions' wait profile, under its name: what the
+		}
+		// Each OLTP instance's sessions' wait profile, under its name: what the
 		// findings compare across the two runs.
 		if c.System != nil {
 			for _, in := range c.Instances {
@@ -371,6 +372,9 @@ func TestStudyConsolidation(t *testing.T) {
 				}
 				if active <= 0 {
 					t.Errorf("noisy %v: no wait profile of OLTP instance %s's clients: %+v", c.Noisy, in.Name, c.System.Summary.Waits)
+				}
+				if in.Run != nil && (in.Run.Bottleneck == nil || len(in.Run.Bottleneck.Figures) == 0) {
+					t.Errorf("noisy %v: OLTP instance %s has no bottleneck verdict", c.Noisy, in.Name)
 				}
 			}
 		}
