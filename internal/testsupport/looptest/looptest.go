@@ -37,7 +37,14 @@ func AttachIn(t testing.TB, dir string, size int64) *Disk {
 	if os.Geteuid() != 0 {
 		t.Skip("not root: a loop device needs root")
 	}
-	backing := filepath.Join(dir, "loop.img")
+	// A directory of its own in dir: tests running side by side with the same dir
+	// (/dev/shm) each get their own file, not one they would all format and write.
+	own, err := os.MkdirTemp(dir, "looptest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(own) })
+	backing := filepath.Join(own, "loop.img")
 	if err := os.WriteFile(backing, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
