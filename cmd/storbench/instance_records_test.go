@@ -247,8 +247,17 @@ func (d lostDisk) mount(t *testing.T, on bool) {
 	if on {
 		args = []string{"mount", d.Dev, d.Dir}
 	}
-	if out, err := osexec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %v: %s", args, err, out)
+	// A server's last processes may still be exiting when its stop returned: an
+	// unmount is tried again for a while before the holders are named.
+	for try := 0; ; try++ {
+		out, err := osexec.Command(args[0], args[1:]...).CombinedOutput()
+		if err == nil {
+			return
+		}
+		if on || try == 40 || !strings.Contains(string(out), "busy") {
+			t.Fatalf("%v: %v: %s (held by: %s)", args, err, out, strings.Join(looptest.Holders(d.Dir), "; "))
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 

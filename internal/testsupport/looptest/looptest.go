@@ -102,7 +102,7 @@ func mount(t testing.TB, d *Disk, mkfs ...string) *Disk {
 		// A process the test left holding a file there makes this fail: reported,
 		// with the processes that hold it.
 		if out, err := exec.Command("umount", d.Dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s (held by: %s)", d.Dir, err, strings.TrimSpace(string(out)), strings.Join(holders(d.Dir), "; "))
+			t.Errorf("umount %s: %v: %s (held by: %s)", d.Dir, err, strings.TrimSpace(string(out)), strings.Join(Holders(d.Dir), "; "))
 		}
 	})
 	return d
@@ -118,9 +118,9 @@ func Format(t testing.TB, d *Disk, mkfs ...string) {
 	}
 }
 
-// holders are the processes with a working directory or an open file under dir, each
-// as "pid command line".
-func holders(dir string) []string {
+// Holders are the processes with a working directory or an open file under dir, each
+// as "pid command line", for a failure message.
+func Holders(dir string) []string {
 	var found []string
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
