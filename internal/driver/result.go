@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/storbench/storbench/internal/bottleneck"
+	"github.com/storbench/storbench/internal/instance/cgroup"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -259,7 +260,7 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	res.ErrorsByKind = kinds
 	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
-	res.ClientCPU.QuotaCPUs = cpuQuota()
+	res.ClientCPU.QuotaCPUs = cgroup.ProcessCPUQuota()
 	if secs := res.End.Sub(res.Start).Seconds() * float64(cfg.ClientCPUs); secs > 0 {
 		c := &res.ClientCPU
 		c.Utilization = (c.UserSeconds + c.SystemSeconds) / secs

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/storbench/storbench/internal/instance/cgroup"
 )
 
 // CgroupCPU names a control group whose CPU time is sampled: a managed instance's,
@@ -171,7 +173,7 @@ func readGroupCPU(dirs map[string]string) (groupCounters, error) {
 	if !ok {
 		return g, nil // no quota: nothing throttles the group
 	}
-	g.quota = CPUQuota(cpu)
+	g.quota = cgroup.CPUQuota(cpu)
 	stat, err := keyed(filepath.Join(cpu, "cpu.stat"))
 	if err != nil {
 		return g, err
@@ -190,31 +192,8 @@ func readGroupCPUv2(dir string) (groupCounters, error) {
 	}
 	g.usage = float64(stat["usage_usec"]) / 1e6
 	g.periods, g.throttled, g.stopped = stat["nr_periods"], stat["nr_throttled"], float64(stat["throttled_usec"])/1e6
-	g.quota = CPUQuota(dir)
+	g.quota = cgroup.CPUQuota(dir)
 	return g, nil
-}
-
-// CPUQuota is a cgroup directory's CFS quota in CPUs: v2 cpu.max ("max 100000": none;
-// absent without the cpu controller), v1 cpu.cfs_quota_us ÷ cpu.cfs_period_us (-1:
-// none); 0 for none or unreadable.
-func CPUQuota(dir string) float64 {
-	var quota, period string
-	if b, err := os.ReadFile(filepath.Join(dir, "cpu.max")); err == nil {
-		quota, period, _ = strings.Cut(strings.TrimSpace(string(b)), " ")
-	} else {
-		q, err1 := os.ReadFile(filepath.Join(dir, "cpu.cfs_quota_us"))
-		p, err2 := os.ReadFile(filepath.Join(dir, "cpu.cfs_period_us"))
-		if err1 != nil || err2 != nil {
-			return 0
-		}
-		quota, period = strings.TrimSpace(string(q)), strings.TrimSpace(string(p))
-	}
-	q, err1 := strconv.ParseFloat(quota, 64)
-	p, err2 := strconv.ParseFloat(period, 64)
-	if err1 != nil || err2 != nil || q <= 0 || p <= 0 {
-		return 0
-	}
-	return q / p
 }
 
 // RunQueueDelay is a task's time runnable but not running, in ns: the second field
