@@ -418,8 +418,17 @@ func (p *consolidationPair) findings() []string {
 		base := p.Baseline.Instances[i].Run
 		window = min(window, in.Run.End.Sub(in.Run.Start), base.End.Sub(base.Start))
 		c := fmt.Sprintf("%s %s → %s", instanceLabel(&in, i), num(base.NOPMDB, 0), num(in.Run.NOPMDB, 0))
+		var notes []string
 		if p.matched() {
-			c += fmt.Sprintf(" (%s)", change(in.Run.NOPMDB, base.NOPMDB))
+			notes = append(notes, change(in.Run.NOPMDB, base.NOPMDB))
+		}
+		// What limited the instance in each run: a change under the noise whose
+		// instance was CPU-bound in both does not measure the storage.
+		if vb, vn := base.Bottleneck, in.Run.Bottleneck; vb != nil && vn != nil {
+			notes = append(notes, fmt.Sprintf("limited by %s → %s", vb.Detail, vn.Detail))
+		}
+		if len(notes) > 0 {
+			c += " (" + strings.Join(notes, "; ") + ")"
 		}
 		changes = append(changes, c)
 	}

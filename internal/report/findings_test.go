@@ -232,6 +232,24 @@ func TestFindingsConsolidationMatched(t *testing.T) {
 	}
 }
 
+// TestFindingsConsolidationVerdicts: each OLTP instance's change says what limited it
+// in the baseline and under the noise.
+func TestFindingsConsolidationVerdicts(t *testing.T) {
+	var x fixture
+	x.consolidation(false, study.BaselineIdle, 1000, 2000, study.ConsolidationFacts{}, sharedStorage(30, 0.9, nil))
+	x.consolidation(true, "", 800, 1500, study.ConsolidationFacts{}, sharedStorage(28, 2.1, nil))
+	for i, detail := range []string{"cpu (database host)", "cpu (database host)", "storage (reads)", "cpu (database host)"} {
+		// The baseline's two OLTP instances, then the noisy run's.
+		x.steps[i/2].Consolidation.Instances[i%2].Run.Bottleneck = &bottleneck.Verdict{Kind: strings.Fields(detail)[0], Detail: detail}
+	}
+	got := findingsOf(t, x.source())
+	want := "nvme/noisy (consolidation): With 1 noisy instance backing up, the OLTP instances' NOPM went " +
+		"c1 1,000 → 800 (-20%; limited by cpu (database host) → storage (reads)), c2 2,000 → 1,500 (-25%; limited by cpu (database host) → cpu (database host))."
+	if len(got) == 0 || got[0] != want {
+		t.Errorf("findings:\n%s\nwant first:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
 // TestFindingsNoWinner: a difference inside the repeats' spread, or over windows
 // under 30 s, is stated with its numbers but names no winner.
 func TestFindingsNoWinner(t *testing.T) {
