@@ -26,6 +26,15 @@ type Config struct {
 	Duration      time.Duration
 	AllWarehouses bool
 	Keying        bool // keying and think times of 5.2.5 (or of Inputs' rules)
+	// Rate, when above 0, makes the run open-loop: transactions of the mix arrive at
+	// Rate a minute (all five types, as pgbench's and sysbench's rates count), spread
+	// by Arrivals, and Users is how many may run at once. 0: closed-loop users.
+	Rate     float64
+	Arrivals string // ArrivalsPoisson (Validate's default) or ArrivalsUniform
+	// LatencyLimit (open-loop only; 0: none): an arrival already this late when a
+	// user is free for it is skipped and counted, and a completed transaction whose
+	// response time exceeds it counts as late, as pgbench --latency-limit.
+	LatencyLimit time.Duration
 	// Mode: engine.Best is the engine's best, resolved by Run (the result records
 	// the mode it ran).
 	Mode       engine.Mode
@@ -93,6 +102,10 @@ type run struct {
 	// storage is stopped, since users retrying for the rest of the window would
 	// measure only errors.
 	diskFull atomic.Pointer[error]
+	// sched is an open-loop run's arrivals (nil: closed loop); lateAfter its
+	// latency limit.
+	sched     *schedule
+	lateAfter time.Duration
 }
 
 func (r *run) stopping() bool { return r.stop.Load() }
@@ -208,6 +221,15 @@ func (c *Config) Validate() error {
 	if err := errors.Join(CheckRamp("--", c.Ramp), CheckDuration("--", c.Duration)); err != nil {
 		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
+	if c.Arrivals == "" {
+		c.Arrivals = ArrivalsPoisson
+	}
+	if err := errors.Join(CheckRate("--", c.Rate), CheckArrivals("--", c.Arrivals), CheckLatencyLimit("--", c.LatencyLimit, c.Rate)); err != nil {
+		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+	}
+	if c.Rate > 0 && c.Keying {
+		return fmt.Errorf("%w: --rate and --keying both pace the users: an open-loop run's arrivals replace keying and think times (give one of them)", input.ErrInvalid)
+	}
 	if c.MaxRetries < 0 {
 		return fmt.Errorf("%w: --retries %d is negative: give 0 (no retry) or more", input.ErrInvalid, c.MaxRetries)
 	}
@@ -291,6 +313,11 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 		r.windowStart = cfg.StartAt
 	}
 	r.windowEnd = r.windowStart.Add(cfg.Duration)
+	if cfg.Rate > 0 {
+		// Arrivals start with the ramp-up, so the window opens on a loaded database.
+		r.sched = newSchedule(cfg, r.start, r.windowStart, r.windowEnd, tpcc.RunRand(cfg.Seed, cfg.Users+1))
+		r.lateAfter = cfg.LatencyLimit
+	}
 	if cfg.Started != nil {
 		cfg.Started(r.windowStart)
 	}
@@ -433,7 +460,7 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.
 	nShards := min(cfg.Users, 4*runtime.GOMAXPROCS(0))
 	shards := make([]*shard, nShards)
 	for i := range shards {
-		shards[i] = newShard()
+		shards[i] = newShard(cfg.Rate > 0)
 	}
 	users := make([]*user, cfg.Users)
 	connect := func(ctx context.Context) (engine.Session, error) { return db.Connect(ctx, cfg.Mode) }
@@ -509,6 +536,10 @@ type window struct {
 	// countersLost is why the database counters could not be read at the window's
 	// end (after is then before, moved to the end): the client's counts stand in.
 	countersLost error
+	// arrivals are an open-loop run's schedule counts at the window's end, and
+	// backlog the arrivals of the window no user had started by then.
+	arrivals scheduleCounts
+	backlog  int64
 }
 
 // counterTimeout bounds one read of the database counters at a window edge: a
@@ -557,6 +588,7 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 			w.cpuAfter = readCPU()
 			w.end = r.windowEnd
 			w.timeline = append(w.timeline, s.sample(now))
+			r.arrivalsAt(w)
 			// The window is measured: a server that does not answer (or Ctrl-C while
 			// waiting for it) loses the database's figures only.
 			r.readAfter(ctx, w, endPatience)
@@ -598,6 +630,7 @@ func (r *run) interrupt(ctx context.Context, w *window, s *sampler, cause error)
 	w.cpuAfter = readCPU()
 	w.end, w.interrupted = now, cause
 	w.timeline = append(w.timeline, s.sample(now))
+	r.arrivalsAt(w)
 	if ctx.Err() != nil {
 		// The operator asked to stop: one short read past the cancellation, no wait.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readMin)
@@ -607,6 +640,15 @@ func (r *run) interrupt(ctx context.Context, w *window, s *sampler, cause error)
 	}
 	r.readAfter(ctx, w, endPatience)
 	return w, nil
+}
+
+// arrivalsAt takes an open-loop run's schedule counts at the window's end.
+func (r *run) arrivalsAt(w *window) {
+	if r.sched == nil {
+		return
+	}
+	w.arrivals = r.sched.read(w.end)
+	w.backlog = r.sched.backlogOfWindow()
 }
 
 // readAfter reads the counters the window ends with, at w.end; when the server does
@@ -657,6 +699,8 @@ type sampler struct {
 	last   progressCounts
 	lastAt time.Time
 	iv     *hdrhistogram.Histogram
+	// lastArrivals are an open-loop run's schedule counts at the last sample.
+	lastArrivals scheduleCounts
 }
 
 // sample covers the time since the previous sample and reports progress.
@@ -677,6 +721,13 @@ func (s *sampler) sample(now time.Time) Second {
 		Errors: cur.errors - s.last.errors,
 		Phase:  PhaseTimed,
 	}
+	if s.r.sched != nil {
+		a := s.r.sched.read(now)
+		sec.OfferedTPM = float64(a.arrived-s.lastArrivals.arrived) * perMin
+		sec.Skipped = a.skipped - s.lastArrivals.skipped
+		sec.Backlog = a.backlog
+		s.lastArrivals = a
+	}
 	s.last, s.lastAt = cur, now
 	// Second T covers (T-1, T] from the window's start: T <= 0 is ramp-up.
 	if sec.T <= 0 {
@@ -689,17 +740,32 @@ func (s *sampler) sample(now time.Time) Second {
 	return sec
 }
 
+// merged are the shards' window statistics folded together.
+type merged struct {
+	hist    [tpcc.NumTransactions]*hdrhistogram.Histogram
+	counts  [tpcc.NumTransactions]txnCounts
+	kinds   map[string]int64
+	inputs  tpcc.InputStats
+	service [tpcc.NumTransactions]*hdrhistogram.Histogram // open-loop
+	lag     *hdrhistogram.Histogram                       // open-loop
+	late    int64
+	busy    time.Duration
+}
+
 // mergeShards folds the shards' window statistics together.
-func mergeShards(shards []*shard) (hist [tpcc.NumTransactions]*hdrhistogram.Histogram, counts [tpcc.NumTransactions]txnCounts, kinds map[string]int64, in tpcc.InputStats) {
-	kinds = map[string]int64{}
-	for i := range hist {
-		hist[i] = newHistogram()
+func mergeShards(shards []*shard) merged {
+	m := merged{kinds: map[string]int64{}, lag: newHistogram()}
+	for i := range m.hist {
+		m.hist[i], m.service[i] = newHistogram(), newHistogram()
 	}
 	for _, s := range shards {
 		s.mu.Lock()
-		for i := range hist {
-			hist[i].Merge(s.hist[i])
-			c := &counts[i]
+		for i := range m.hist {
+			m.hist[i].Merge(s.hist[i])
+			if s.service[i] != nil {
+				m.service[i].Merge(s.service[i])
+			}
+			c := &m.counts[i]
 			sc := s.counts[i]
 			c.completed += sc.completed
 			c.rollbacks += sc.rollbacks
@@ -707,11 +773,16 @@ func mergeShards(shards []*shard) (hist [tpcc.NumTransactions]*hdrhistogram.Hist
 			c.errors += sc.errors
 			c.skipped += sc.skipped
 		}
-		for k, v := range s.errorKind {
-			kinds[k] += v
+		if s.lag != nil {
+			m.lag.Merge(s.lag)
 		}
-		in.Add(&s.inputs)
+		m.late += s.late
+		m.busy += s.busy
+		for k, v := range s.errorKind {
+			m.kinds[k] += v
+		}
+		m.inputs.Add(&s.inputs)
 		s.mu.Unlock()
 	}
-	return hist, counts, kinds, in
+	return m
 }

@@ -24,8 +24,15 @@ func WriteText(out io.Writer, res *Result) error {
 	if c.BuiltBy != "" && c.BuiltBy != engine.BuiltByStorbench {
 		schema += " (built by " + c.BuiltBy + ")"
 	}
-	fmt.Fprintf(out, "\n%s, %s, %s%s, mode %s%s, ramp %gs, timed %gs\n",
-		c.Engine, tpcc.Count(c.Users, "user"), tpcc.Count(c.Warehouses, "warehouse"), schema, c.Mode, inputs, c.RampSeconds, c.DurationSeconds)
+	rate := ""
+	if c.Rate > 0 {
+		rate = fmt.Sprintf(", offered %.0f TPM (%s arrivals)", c.Rate, c.Arrivals)
+		if c.LatencyLimitMs > 0 {
+			rate += fmt.Sprintf(", latency limit %g ms", c.LatencyLimitMs)
+		}
+	}
+	fmt.Fprintf(out, "\n%s, %s, %s%s, mode %s%s%s, ramp %gs, timed %gs\n",
+		c.Engine, tpcc.Count(c.Users, "user"), tpcc.Count(c.Warehouses, "warehouse"), schema, c.Mode, inputs, rate, c.RampSeconds, c.DurationSeconds)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "throughput\tTPM\tNOPM\t\n")
 	fmt.Fprintf(tw, "database view (HammerDB-compatible)\t%.0f\t%.0f\t\n", res.TPMDB, res.NOPMDB)
@@ -42,7 +49,14 @@ func WriteText(out io.Writer, res *Result) error {
 		fmt.Fprintf(out, "HammerDB NOPM: %.0f (%s)\n", res.HammerDBNOPM, src)
 	}
 
-	fmt.Fprintf(out, "\nresponse times in ms (client-measured, timed window)\n")
+	if err := writeRate(out, res.Rate); err != nil {
+		return err
+	}
+	from := ""
+	if res.Rate != nil {
+		from = ", from when each was due"
+	}
+	fmt.Fprintf(out, "\nresponse times in ms (client-measured%s, timed window)\n", from)
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "transaction\tcount\trollbacks\tretries\terrors\tmean\tp50\tp90\tp95\tp99\tmax\t90%% limit\t\n")
 	for t := range tpcc.NumTransactions {
@@ -52,6 +66,21 @@ func WriteText(out io.Writer, res *Result) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if res.Rate != nil {
+		fmt.Fprintf(out, "\nservice times in ms (from when a user began each)\n")
+		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "transaction\tmean\tp50\tp90\tp95\tp99\tmax\t\n")
+		for t := range tpcc.NumTransactions {
+			if s := res.Transactions.Of(t).Service; s != nil {
+				fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", t, s.MeanMs, s.P50Ms, s.P90Ms, s.P95Ms, s.P99Ms, s.MaxMs)
+			}
+		}
+		l := res.Rate.Lag
+		fmt.Fprintf(tw, "schedule lag\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", l.MeanMs, l.P50Ms, l.P90Ms, l.P95Ms, l.P99Ms, l.MaxMs)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	if d := res.Transactions.Delivery; d.Skipped > 0 {
 		fmt.Fprintf(out, "  delivery: %d districts had no order to deliver (skipped, 2.7.4.2)\n", d.Skipped)
@@ -91,4 +120,14 @@ func WriteText(out io.Writer, res *Result) error {
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
 	return nil
+}
+
+// writeRate prints what became of an open-loop run's arrivals.
+func writeRate(out io.Writer, r *RateResult) error {
+	if r == nil {
+		return nil
+	}
+	_, err := fmt.Fprintf(out, "open loop: offered %.0f TPM, arrived %.0f, achieved %.0f (%.1f%% of arrived); skipped %d (%.1f%%), late %d, not begun at the end %d; users busy %.0f%%\n",
+		r.OfferedTPM, r.ArrivedTPM, r.AchievedTPM, 100*r.AchievedTPM/max(r.ArrivedTPM, 1e-9), r.Skipped, 100*r.SkippedShare, r.Late, r.Backlog, 100*r.UsersBusy)
+	return err
 }

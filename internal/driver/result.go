@@ -50,6 +50,8 @@ type Result struct {
 	// DatabaseUnavailable: the server did not answer at the window's end, so the
 	// database view (tpm_db, nopm_db) holds the client's counts; Sources says why.
 	DatabaseUnavailable bool `json:"db_unavailable,omitempty"`
+	// Rate is an open-loop run's arrivals and what became of them (nil: closed loop).
+	Rate *RateResult `json:"rate,omitempty"`
 	// System is what the metrics sampler measured on the same timeline.
 	System *metrics.Report `json:"system,omitempty"`
 	// Bottleneck is what limited the window, judged from System and ClientCPU.
@@ -98,17 +100,22 @@ type RunConfig struct {
 	DurationSeconds float64 `json:"duration_s"`
 	AllWarehouses   bool    `json:"all_warehouses"`
 	Keying          bool    `json:"keying"`
-	Inputs          string  `json:"inputs"` // input rules: spec or hammerdb
-	Warehouses      int     `json:"warehouses"`
-	Schema          string  `json:"schema"`   // the build's (engine.BuildInfo.Schema); "" not built by storbench
-	BuiltBy         string  `json:"built_by"` // engine.BuildInfo.BuiltBy; "" a tool storbench does not know
-	Seed            uint64  `json:"seed"`
-	CLoad           int     `json:"c_load"` // -1: unknown
-	CRun            int     `json:"c_run"`
-	MaxRetries      int     `json:"max_retries"`
-	ClientCPUs      int     `json:"client_cpus"`
-	Version         string  `json:"storbench_version"`
-	ServerVersion   string  `json:"server_version"`
+	// Rate (transactions a minute), Arrivals and LatencyLimitMs are an open-loop
+	// run's (Config.Rate); absent for closed-loop users.
+	Rate           float64 `json:"rate_tpm,omitempty"`
+	Arrivals       string  `json:"arrivals,omitempty"`
+	LatencyLimitMs float64 `json:"latency_limit_ms,omitempty"`
+	Inputs         string  `json:"inputs"` // input rules: spec or hammerdb
+	Warehouses     int     `json:"warehouses"`
+	Schema         string  `json:"schema"`   // the build's (engine.BuildInfo.Schema); "" not built by storbench
+	BuiltBy        string  `json:"built_by"` // engine.BuildInfo.BuiltBy; "" a tool storbench does not know
+	Seed           uint64  `json:"seed"`
+	CLoad          int     `json:"c_load"` // -1: unknown
+	CRun           int     `json:"c_run"`
+	MaxRetries     int     `json:"max_retries"`
+	ClientCPUs     int     `json:"client_cpus"`
+	Version        string  `json:"storbench_version"`
+	ServerVersion  string  `json:"server_version"`
 }
 
 // Transactions holds per-type statistics in the spec's order.
@@ -144,6 +151,45 @@ type TxnStats struct {
 	// Histogram is the HdrHistogram (µs) in its V2 compressed encoding, base64, so
 	// repeated runs can be merged exactly later.
 	Histogram string `json:"histogram"`
+	// Service are an open-loop run's latencies from when a user began each
+	// transaction (the fields above run from when it was due); nil closed-loop.
+	Service *Latencies `json:"service,omitempty"`
+}
+
+// Latencies are a distribution of latencies: its summary and its histogram.
+type Latencies struct {
+	MeanMs    float64 `json:"mean_ms"`
+	P50Ms     float64 `json:"p50_ms"`
+	P90Ms     float64 `json:"p90_ms"`
+	P95Ms     float64 `json:"p95_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	MaxMs     float64 `json:"max_ms"`
+	Histogram string  `json:"histogram"` // as TxnStats.Histogram
+}
+
+// RateResult is what became of an open-loop run's arrivals in the timed window.
+type RateResult struct {
+	// OfferedTPM is the rate asked for; ArrivedTPM the arrivals the schedule drew
+	// in the window, per minute (Poisson arrivals vary around the rate); AchievedTPM
+	// the transactions completed in it (tpm_client).
+	OfferedTPM  float64 `json:"offered_tpm"`
+	ArrivedTPM  float64 `json:"arrived_tpm"`
+	AchievedTPM float64 `json:"achieved_tpm"`
+	Arrivals    string  `json:"arrivals"`
+	Arrived     int64   `json:"arrived"`
+	// Skipped arrivals of the window were already later than the latency limit when
+	// a user was free; Late transactions completed in it with a response time over
+	// the limit; Backlog arrivals of the window no user had begun at its end.
+	Skipped        int64   `json:"skipped"`
+	SkippedShare   float64 `json:"skipped_share"`
+	Late           int64   `json:"late"`
+	LatencyLimitMs float64 `json:"latency_limit_ms,omitempty"`
+	Backlog        int64   `json:"backlog"`
+	// Lag is how late the users began the window's transactions (schedule lag).
+	Lag Latencies `json:"schedule_lag"`
+	// UsersBusy is the share of the users' time in the window spent in
+	// transactions: near 1 every user was busy, and the rate needed more of them.
+	UsersBusy float64 `json:"users_busy"`
 }
 
 // ClientCPU is the CPU time this process spent over the timed window.
@@ -186,12 +232,22 @@ type Second struct {
 	TPM    float64 `json:"tpm"`
 	NOPM   float64 `json:"nopm"`
 	Errors int64   `json:"errors"`
+	// Open-loop runs: the transactions that arrived (came due) in the second, per
+	// minute; those skipped in it for the latency limit; and the arrivals due and
+	// not yet started at its end.
+	OfferedTPM float64 `json:"offered_tpm,omitempty"`
+	Skipped    int64   `json:"skipped,omitempty"`
+	Backlog    int     `json:"backlog,omitempty"`
 }
 
 func resultConfig(cfg Config) RunConfig {
-	return RunConfig{Mode: string(cfg.Mode), Users: cfg.Users, RampSeconds: cfg.Ramp.Seconds(),
+	rc := RunConfig{Mode: string(cfg.Mode), Users: cfg.Users, RampSeconds: cfg.Ramp.Seconds(),
 		DurationSeconds: cfg.Duration.Seconds(), AllWarehouses: cfg.AllWarehouses, Keying: cfg.Keying,
 		Inputs: cfg.Inputs, Seed: cfg.Seed, MaxRetries: cfg.MaxRetries, ClientCPUs: cfg.ClientCPUs}
+	if cfg.Rate > 0 {
+		rc.Rate, rc.Arrivals, rc.LatencyLimitMs = cfg.Rate, cfg.Arrivals, ms(cfg.LatencyLimit.Microseconds())
+	}
+	return rc
 }
 
 // finish computes the result from the window's measurements.
@@ -220,18 +276,27 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 		"nopm_client": "New-Orders completed inside the timed window, counted by storbench (the 1% rolled back included, as the spec counts them)",
 		"latency":     "client-measured response time per transaction, HdrHistogram 3 significant digits",
 	}
-	hist, counts, kinds, in := mergeShards(shards)
+	m := mergeShards(shards)
+	counts := m.counts
 	var completed int64
 	for t := range tpcc.NumTransactions {
 		s := res.Transactions.Of(t)
 		c := counts[t]
 		*s = TxnStats{Count: c.completed, Rollbacks: c.rollbacks, Retries: c.retries, Errors: c.errors,
 			Skipped: c.skipped, P90LimitMs: tpcc.Paces[t].P90Limit * 1000}
-		latencies(s, hist[t])
+		l := summarize(m.hist[t])
+		s.MeanMs, s.P50Ms, s.P90Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.Histogram = l.MeanMs, l.P50Ms, l.P90Ms, l.P95Ms, l.P99Ms, l.MaxMs, l.Histogram
+		if r.sched != nil {
+			service := summarize(m.service[t])
+			s.Service = &service
+		}
 		completed += c.completed
 	}
 	res.TPMClient = PerMinute(completed, minutes)
 	res.NOPMClient = PerMinute(counts[tpcc.NewOrder].completed, minutes)
+	if r.sched != nil {
+		res.openLoop(w, m, cfg, minutes)
+	}
 	// A server that restarted inside the window reset its statistics: the delta
 	// means nothing (negative, or counted from the restart), so the client's count
 	// stands in, and says so. NOPM (the data itself) is not affected.
@@ -257,8 +322,8 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 	if r.rules.NOPMCountsUnusedItem {
 		res.hammerDBNOPM(counts[tpcc.NewOrder].rollbacks, minutes)
 	}
-	res.ErrorsByKind = kinds
-	res.Audit = tpcc.Audit(in, res.Config.Warehouses)
+	res.ErrorsByKind = m.kinds
+	res.Audit = tpcc.Audit(m.inputs, res.Config.Warehouses)
 	res.ClientCPU = clientCPU(w.cpuBefore, w.cpuAfter, completed)
 	res.ClientCPU.QuotaCPUs = cgroup.ProcessCPUQuota()
 	if secs := res.End.Sub(res.Start).Seconds() * float64(cfg.ClientCPUs); secs > 0 {
@@ -314,21 +379,25 @@ func PerMinute(n int64, minutes float64) float64 {
 	return float64(n) / minutes
 }
 
-func latencies(s *TxnStats, h *hdrhistogram.Histogram) {
+// summarize is a histogram's summary, with the histogram itself encoded.
+func summarize(h *hdrhistogram.Histogram) Latencies {
+	var l Latencies
 	if h.TotalCount() == 0 {
-		return
+		return l
 	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	s.MeanMs = h.Mean() / 1000
-	s.P50Ms = ms(h.ValueAtQuantile(50))
-	s.P90Ms = ms(h.ValueAtQuantile(90))
-	s.P95Ms = ms(h.ValueAtQuantile(95))
-	s.P99Ms = ms(h.ValueAtQuantile(99))
-	s.MaxMs = ms(h.Max())
+	l.MeanMs = h.Mean() / 1000
+	l.P50Ms = ms(h.ValueAtQuantile(50))
+	l.P90Ms = ms(h.ValueAtQuantile(90))
+	l.P95Ms = ms(h.ValueAtQuantile(95))
+	l.P99Ms = ms(h.ValueAtQuantile(99))
+	l.MaxMs = ms(h.Max())
 	if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-		s.Histogram = base64.StdEncoding.EncodeToString(enc)
+		l.Histogram = base64.StdEncoding.EncodeToString(enc)
 	}
+	return l
 }
+
+func ms(us int64) float64 { return float64(us) / 1000 }
 
 func clientCPU(before, after cpuReading, completed int64) ClientCPU {
 	user := tvSeconds(after.usage.Utime) - tvSeconds(before.usage.Utime)
@@ -345,3 +414,35 @@ func clientCPU(before, after cpuReading, completed int64) ClientCPU {
 }
 
 func tvSeconds(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
+
+// ResponseAt is the response time in ms at percentile p (0-100) of the window's
+// completed transactions of the given types (all five when none are given), read
+// from their histograms: any percentile, not only the summarized ones. ok is false
+// when none completed.
+func (r *Result) ResponseAt(p float64, types ...tpcc.Transaction) (latency float64, ok bool, err error) {
+	if len(types) == 0 {
+		for t := range tpcc.NumTransactions {
+			types = append(types, t)
+		}
+	}
+	all := newHistogram()
+	for _, t := range types {
+		enc := r.Transactions.Of(t).Histogram
+		if enc == "" {
+			continue
+		}
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return 0, false, fmt.Errorf("%s latency histogram: %w", t, err)
+		}
+		h, err := hdrhistogram.Decode(b)
+		if err != nil {
+			return 0, false, fmt.Errorf("%s latency histogram: %w", t, err)
+		}
+		all.Merge(h)
+	}
+	if all.TotalCount() == 0 {
+		return 0, false, nil
+	}
+	return float64(all.ValueAtQuantile(p)) / 1000, true, nil
+}

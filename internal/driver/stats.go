@@ -13,8 +13,10 @@ import (
 // digits: Stock-Level's 20 s limit (5.2.5.4) is well inside, and nothing is clamped.
 const (
 	histMin     = 1
-	histMax     = int64(5 * time.Minute / time.Microsecond)
+	histMax     = int64(histMaxDuration / time.Microsecond)
 	histSigFigs = 3
+	// histMaxDuration is the longest latency recorded as itself.
+	histMaxDuration = 5 * time.Minute
 )
 
 func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigFigs) }
@@ -33,6 +35,13 @@ type shard struct {
 	// Every phase, read by the ticker for the timeline and progress.
 	total      progressCounts
 	newOrderIv *hdrhistogram.Histogram // New-Order latencies since the last tick
+	// Open-loop runs only (nil otherwise), timed window: the service times (from
+	// when a user began each transaction), the schedule lag (how late it began),
+	// the transactions later than the latency limit, and the users' busy time.
+	service [tpcc.NumTransactions]*hdrhistogram.Histogram
+	lag     *hdrhistogram.Histogram
+	late    int64
+	busy    time.Duration
 }
 
 type txnCounts struct {
@@ -44,10 +53,16 @@ type progressCounts struct {
 	completed, newOrders, errors int64
 }
 
-func newShard() *shard {
+func newShard(open bool) *shard {
 	s := &shard{errorKind: map[string]int64{}, newOrderIv: newHistogram()}
 	for i := range s.hist {
 		s.hist[i] = newHistogram()
+		if open {
+			s.service[i] = newHistogram()
+		}
+	}
+	if open {
+		s.lag = newHistogram()
 	}
 	return s
 }
@@ -55,7 +70,13 @@ func newShard() *shard {
 // outcome is one transaction as a virtual user saw it.
 type outcome struct {
 	txn        tpcc.Transaction
+	began, end time.Time
+	// latency is the response time: from when the transaction was due in an
+	// open-loop run (open), from when the user began it otherwise.
 	latency    time.Duration
+	open       bool
+	service    time.Duration // open: from when the user began it
+	lag        time.Duration // open: how late the user began it
 	inWindow   bool
 	err        error
 	errKind    string
@@ -64,7 +85,9 @@ type outcome struct {
 	skipped    int
 }
 
-func (s *shard) record(o *outcome, in *inputs) {
+// record counts one transaction; in an open-loop run with a latency limit, one whose
+// response time exceeds lateAfter (>0) counts as late.
+func (s *shard) record(o *outcome, in *inputs, lateAfter time.Duration) {
 	us := o.latency.Microseconds()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,6 +103,10 @@ func (s *shard) record(o *outcome, in *inputs) {
 	if !o.inWindow {
 		return
 	}
+	if o.open {
+		s.busy += o.service
+		s.lag.RecordValue(clamp(o.lag.Microseconds()))
+	}
 	c := &s.counts[o.txn]
 	c.retries += int64(o.retries)
 	if o.err != nil {
@@ -93,6 +120,12 @@ func (s *shard) record(o *outcome, in *inputs) {
 		c.rollbacks++
 	}
 	s.hist[o.txn].RecordValue(clamp(us))
+	if o.open {
+		s.service[o.txn].RecordValue(clamp(o.service.Microseconds()))
+		if lateAfter > 0 && o.latency > lateAfter {
+			s.late++
+		}
+	}
 	switch o.txn {
 	case tpcc.NewOrder:
 		s.inputs.CountNewOrder(&in.newOrder, o.rolledBack)

@@ -45,39 +45,32 @@ func (u *user) warehouse() int {
 }
 
 // loop runs transactions until the run stops it. Errors never end it: they are
-// counted, and a lost connection is reopened with backoff.
+// counted, and a lost connection is reopened with backoff. In an open-loop run the
+// user takes each transaction's arrival from the run's schedule and waits for it.
 func (u *user) loop(ctx context.Context, r *run) {
 	for !r.stopping() {
+		var due time.Time
+		if r.sched != nil {
+			due = r.sched.take(time.Now())
+			if !r.waitUntil(ctx, due) {
+				return
+			}
+		}
 		t := u.deck.Next()
 		w := u.warehouse()
 		u.draw(t, w)
 		if r.cfg.Keying && !r.pause(ctx, time.Duration(r.rules.Paces[t].Keying*float64(time.Second))) {
 			return
 		}
-		o := outcome{txn: t}
-		lost := false
-		began := time.Now()
-		for {
-			var err error
-			o.rolledBack, o.skipped, err = u.execute(ctx, t)
-			if err == nil {
-				break
-			}
-			f := r.db.Classify(err)
-			if f.Retry && o.retries < r.cfg.MaxRetries {
-				o.retries++
-				continue
-			}
-			o.err, o.errKind, lost = err, f.Kind, f.Lost
-			if f.DiskFull {
-				r.diskFull.CompareAndSwap(nil, &err)
-			}
-			break
+		o, lost := u.transact(ctx, r, t)
+		if r.sched != nil {
+			// The response time runs from when the transaction was due, as the client
+			// of an application would see it; the service time from when a user began.
+			o.open, o.service, o.lag = true, o.latency, o.began.Sub(due)
+			o.latency = o.end.Sub(due)
 		}
-		end := time.Now()
-		o.latency = end.Sub(began)
-		o.inWindow = !end.Before(r.windowStart) && end.Before(r.windowEnd) && r.beforeCut(end)
-		u.shard.record(&o, &u.in)
+		o.inWindow = !o.end.Before(r.windowStart) && o.end.Before(r.windowEnd) && r.beforeCut(o.end)
+		u.shard.record(&o, &u.in, r.lateAfter)
 		// Reconnect only after recording: the backoff is not the transaction's latency.
 		if lost && !u.reopen(ctx, r) {
 			return
@@ -86,6 +79,33 @@ func (u *user) loop(ctx context.Context, r *run) {
 			return
 		}
 	}
+}
+
+// transact runs one transaction, retrying serialization failures and deadlocks; lost
+// says its connection is gone.
+func (u *user) transact(ctx context.Context, r *run, t tpcc.Transaction) (o outcome, lost bool) {
+	o.txn = t
+	o.began = time.Now()
+	for {
+		var err error
+		o.rolledBack, o.skipped, err = u.execute(ctx, t)
+		if err == nil {
+			break
+		}
+		f := r.db.Classify(err)
+		if f.Retry && o.retries < r.cfg.MaxRetries {
+			o.retries++
+			continue
+		}
+		o.err, o.errKind, lost = err, f.Kind, f.Lost
+		if f.DiskFull {
+			r.diskFull.CompareAndSwap(nil, &err)
+		}
+		break
+	}
+	o.end = time.Now()
+	o.latency = o.end.Sub(o.began)
+	return o, lost
 }
 
 func (u *user) draw(t tpcc.Transaction, w int) {

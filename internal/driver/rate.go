@@ -1,0 +1,271 @@
+package driver
+
+// Open-loop (fixed-rate) load: the run offers transactions at a rate, whether or not
+// the database keeps up, as an application's requests arrive. Closed-loop users slow
+// down with the database, so their latencies leave out the queueing a real client sees
+// (coordinated omission); here each transaction's response time runs from when it was
+// due (its arrival), and how late the users started it is reported on its own.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/storbench/storbench/internal/tpcc"
+)
+
+// Arrival processes of an open-loop run.
+const (
+	// ArrivalsPoisson: exponential gaps between arrivals, so the offered load is not
+	// phase-locked to anything (the default, as pgbench's --rate).
+	ArrivalsPoisson = "poisson"
+	// ArrivalsUniform: equal gaps.
+	ArrivalsUniform = "uniform"
+)
+
+// MaxRate bounds --rate (transactions per minute): a thousand times what the
+// largest published TPC-C results run per client machine; more is a unit slip.
+const MaxRate = 1e8
+
+// CheckRate checks an offered rate (transactions a minute, 0: closed loop), naming
+// it like CheckUsers.
+func CheckRate(prefix string, rate float64) error {
+	switch {
+	case rate < 0 || math.IsNaN(rate):
+		return fmt.Errorf("%srate %g is negative (give transactions per minute, e.g. %srate 30000, or 0 for closed-loop users)", prefix, rate, prefix)
+	case rate > MaxRate:
+		return fmt.Errorf("%srate %g is more than %g transactions per minute (the rate is per minute, not per second: e.g. %srate 30000)", prefix, rate, float64(MaxRate), prefix)
+	}
+	return nil
+}
+
+// CheckArrivals checks an arrival process's name, naming it like CheckUsers.
+func CheckArrivals(prefix, arrivals string) error {
+	if arrivals != ArrivalsPoisson && arrivals != ArrivalsUniform {
+		return fmt.Errorf("%sarrivals %q is not an arrival process (give %s or %s)", prefix, arrivals, ArrivalsPoisson, ArrivalsUniform)
+	}
+	return nil
+}
+
+// CheckLatencyLimit checks a latency limit against the run's rate, naming it like
+// CheckUsers.
+func CheckLatencyLimit(prefix string, limit time.Duration, rate float64) error {
+	switch {
+	case limit < 0:
+		return fmt.Errorf("%slatency-limit %v is negative (give e.g. %slatency-limit 1s, or 0 for none)", prefix, limit, prefix)
+	case limit > 0 && rate == 0:
+		return fmt.Errorf("%slatency-limit skips transactions that are already late, which only an open-loop run has: give %srate too, or leave it out", prefix, prefix)
+	case limit > histMaxDuration:
+		return fmt.Errorf("%slatency-limit %v is longer than the %v latencies are recorded up to (give e.g. %slatency-limit 1s)", prefix, limit, histMaxDuration, prefix)
+	}
+	return nil
+}
+
+// schedule is the one stream of arrivals of an open-loop run, shared by its users as
+// a connection pool serves an application's requests: a free user takes the oldest
+// arrival not yet started, or, when none is waiting, the next one and waits for it.
+// With every user busy, arrivals queue (the backlog), and their response times grow
+// with the wait, as a real client's would. Times are from origin, in whole
+// nanoseconds: sums of float seconds drift off the window's edges.
+type schedule struct {
+	mu      sync.Mutex
+	origin  time.Time
+	gap     float64 // mean nanoseconds between arrivals
+	poisson bool
+	rng     *tpcc.Rand
+	next    time.Duration // the next arrival not yet generated
+	// queue holds the arrivals that are due and not yet taken, from head on.
+	queue []time.Duration
+	head  int
+	// reserved are arrivals a waiting user took before they were due, in order:
+	// they count as arrived once due.
+	reserved []time.Duration
+	// limit (0: none): an arrival already this late when a user could take it is
+	// skipped, not run.
+	limit time.Duration
+	// windowStart and windowEnd bound the timed window.
+	windowStart, windowEnd time.Duration
+	// Cumulative counts, read by the timeline (every phase) and the result (window).
+	arrived, skipped             int64
+	arrivedWindow, skippedWindow int64
+}
+
+func newSchedule(cfg Config, origin, windowStart, windowEnd time.Time, rng *tpcc.Rand) *schedule {
+	s := &schedule{origin: origin, gap: float64(time.Minute) / cfg.Rate, poisson: cfg.Arrivals != ArrivalsUniform, rng: rng,
+		limit: cfg.LatencyLimit, windowStart: windowStart.Sub(origin), windowEnd: windowEnd.Sub(origin)}
+	s.next = s.draw()
+	return s
+}
+
+// draw is the gap to the next arrival.
+func (s *schedule) draw() time.Duration {
+	if !s.poisson {
+		return time.Duration(math.Round(s.gap))
+	}
+	return time.Duration(math.Round(-math.Log(1-s.rng.Float()) * s.gap))
+}
+
+func (s *schedule) inWindow(at time.Duration) bool { return at >= s.windowStart && at < s.windowEnd }
+
+// generate moves the arrivals due by now (seconds from origin) into the queue, and
+// counts the reserved ones that came due.
+func (s *schedule) generate(now time.Duration) {
+	for s.next <= now {
+		s.queue = append(s.queue, s.next)
+		s.count(s.next)
+		s.next += s.draw()
+	}
+	n := 0
+	for n < len(s.reserved) && s.reserved[n] <= now {
+		s.count(s.reserved[n])
+		n++
+	}
+	s.reserved = s.reserved[n:]
+}
+
+func (s *schedule) count(at time.Duration) {
+	s.arrived++
+	if s.inWindow(at) {
+		s.arrivedWindow++
+	}
+}
+
+// dropLate skips the queued arrivals already later than the limit.
+func (s *schedule) dropLate(now time.Duration) {
+	if s.limit <= 0 {
+		return
+	}
+	for s.head < len(s.queue) && now-s.queue[s.head] > s.limit {
+		s.skipped++
+		if s.inWindow(s.queue[s.head]) {
+			s.skippedWindow++
+		}
+		s.head++
+	}
+	s.compact()
+}
+
+// compact reclaims the taken part of the queue once it is most of it.
+func (s *schedule) compact() {
+	if s.head > 1024 && s.head > len(s.queue)/2 {
+		s.queue = append(s.queue[:0], s.queue[s.head:]...)
+		s.head = 0
+	}
+}
+
+// take is the arrival a free user runs next: the oldest due one, or the next to come.
+func (s *schedule) take(now time.Time) time.Time {
+	at := now.Sub(s.origin)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.generate(at)
+	s.dropLate(at)
+	var due time.Duration
+	if s.head < len(s.queue) {
+		due = s.queue[s.head]
+		s.head++
+		s.compact()
+	} else {
+		due = s.next
+		s.next += s.draw()
+		s.reserved = append(s.reserved, due)
+	}
+	return s.origin.Add(due)
+}
+
+// scheduleCounts are the schedule's cumulative counts at one instant.
+type scheduleCounts struct {
+	arrived, skipped             int64
+	arrivedWindow, skippedWindow int64
+	backlog                      int // due, not yet started
+}
+
+// read brings the schedule up to now and returns its counts.
+func (s *schedule) read(now time.Time) scheduleCounts {
+	at := now.Sub(s.origin)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.generate(at)
+	s.dropLate(at)
+	return scheduleCounts{arrived: s.arrived, skipped: s.skipped, arrivedWindow: s.arrivedWindow,
+		skippedWindow: s.skippedWindow, backlog: len(s.queue) - s.head}
+}
+
+// backlogOfWindow counts the arrivals due in the window that no user started by its
+// end (read at or after it).
+func (s *schedule) backlogOfWindow() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, at := range s.queue[s.head:] {
+		if s.inWindow(at) {
+			n++
+		}
+	}
+	return n
+}
+
+// openLoop sets what became of an open-loop run's arrivals in the window, and notes
+// when the users, not the database, held the rate back.
+func (res *Result) openLoop(w *window, m merged, cfg Config, minutes float64) {
+	a := w.arrivals
+	rr := &RateResult{OfferedTPM: cfg.Rate, ArrivedTPM: PerMinute(a.arrivedWindow, minutes), AchievedTPM: res.TPMClient,
+		Arrivals: cfg.Arrivals, Arrived: a.arrivedWindow, Skipped: a.skippedWindow, Late: m.late,
+		LatencyLimitMs: ms(cfg.LatencyLimit.Microseconds()), Backlog: w.backlog, Lag: summarize(m.lag)}
+	if rr.Arrived > 0 {
+		rr.SkippedShare = float64(rr.Skipped) / float64(rr.Arrived)
+	}
+	if secs := minutes * 60 * float64(cfg.Users); secs > 0 {
+		rr.UsersBusy = m.busy.Seconds() / secs
+	}
+	res.Rate = rr
+	res.Sources["latency"] = "client-measured response time per transaction from when it was due (its arrival in the schedule), HdrHistogram 3 significant digits; service: from when a user began it"
+	res.Sources["offered_tpm"] = fmt.Sprintf("the rate asked for; %s arrivals shared by the %d users, a free user taking the oldest due", cfg.Arrivals, cfg.Users)
+	if rr.AchievedTPM < achievedShare*rr.ArrivedTPM && rr.UsersBusy > usersSaturated {
+		// Little's law: carrying the rate takes rate × mean service time users at once.
+		var service float64
+		var n int64
+		for t := range tpcc.NumTransactions {
+			if h := m.service[t]; h.TotalCount() > 0 {
+				service += h.Mean() * float64(h.TotalCount())
+				n += h.TotalCount()
+			}
+		}
+		need := cfg.Rate / 60 * service / float64(max(n, 1)) / 1e6
+		res.Notes = append(res.Notes, fmt.Sprintf("the %d users were busy %.0f%% of the window and achieved %.0f of the %.0f TPM that arrived: at the mean service time measured, the rate needs about %.0f users at once (rate × service time), give more --users, unless the database is at its capacity (its bottleneck verdict says)",
+			cfg.Users, rr.UsersBusy*100, rr.AchievedTPM, rr.ArrivedTPM, math.Ceil(need)))
+	}
+}
+
+// achievedShare is the share of the arrivals a run that kept up achieves; and
+// usersSaturated the busy share of the users past which they, not the database, may
+// have held the rate back.
+const (
+	achievedShare  = 0.99
+	usersSaturated = 0.9
+)
+
+// timerSlack is how early a user stops waiting on a Go timer for its next arrival:
+// the runtime's timers wake up to a millisecond late on an idle machine (its poller
+// waits in whole milliseconds), which an open-loop run would count in every response
+// time (measured: schedule lag p50 0.59 ms at 15,000 TPM). The rest of the wait is a
+// nanosleep, which the kernel ends within its timer slack (50 µs); it holds a thread
+// for under a millisecond, so at most the arrivals of one millisecond hold one each.
+const timerSlack = 1500 * time.Microsecond
+
+// waitUntil waits for an arrival that is due at due; it reports whether to go on.
+func (r *run) waitUntil(ctx context.Context, due time.Time) bool {
+	wait := time.Until(due)
+	if wait > timerSlack && !r.pause(ctx, wait-timerSlack) {
+		return false
+	}
+	if wait = time.Until(due); wait > 0 {
+		ts := syscall.NsecToTimespec(wait.Nanoseconds())
+		for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+		}
+	}
+	return !r.stopping()
+}
