@@ -46,8 +46,8 @@ func timelineSection(srcs []*Source) *Section {
 // the ramp-up (shaded) and the timed window, and stop at its end: what follows is
 // the users stopping, a drop to zero that says nothing of the storage.
 func runCharts(run *driver.Result, roles, waits bool) []Chart {
-	var t, tpm, nopm, errs []float64
-	anyErrors := false
+	var t, tpm, nopm, errs, offered, skipped []float64
+	anyErrors, anySkipped := false, false
 	end := run.Config.DurationSeconds
 	if end <= 0 {
 		end = math.Inf(1) // a result that does not say: all of it
@@ -58,14 +58,26 @@ func runCharts(run *driver.Result, roles, waits bool) []Chart {
 		}
 		t = append(t, float64(s.T))
 		tpm, nopm, errs = append(tpm, s.TPM), append(nopm, s.NOPM), append(errs, float64(s.Errors))
+		offered, skipped = append(offered, s.OfferedTPM), append(skipped, float64(s.Skipped))
 		anyErrors = anyErrors || s.Errors > 0
+		anySkipped = anySkipped || s.Skipped > 0
 	}
 	series := []xySeries{{Name: "TPM (client)", X: t, Y: tpm}, {Name: "NOPM (client)", X: t, Y: nopm}}
-	y2 := ""
+	if run.Rate != nil {
+		// Open loop: what arrived beside what was done; the gap is the backlog
+		// growing or the arrivals skipped.
+		series = append(series, xySeries{Name: "TPM offered (arrivals)", X: t, Y: offered})
+	}
+	var y2s []string
 	if anyErrors {
 		series = append(series, xySeries{Name: "errors per second", X: t, Y: errs, YAxis: 1})
-		y2 = "errors/s"
+		y2s = append(y2s, "errors/s")
 	}
+	if anySkipped {
+		series = append(series, xySeries{Name: "arrivals skipped per second (latency limit)", X: t, Y: skipped, YAxis: 1})
+		y2s = append(y2s, "skipped/s")
+	}
+	y2 := strings.Join(y2s, ", ")
 	var ramp []window
 	if run.Config.RampSeconds > 0 {
 		ramp = []window{{Name: "ramp-up", Start: -run.Config.RampSeconds, End: 0}}
