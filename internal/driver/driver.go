@@ -306,7 +306,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	if !cfg.StartAt.IsZero() {
 		if cfg.StartAt.Before(r.start) {
 			for _, u := range users {
-				u.session.Close()
+				u.close()
 			}
 			return nil, fmt.Errorf("the common start of the timed window passed while %d users connected: allow a longer ramp", cfg.Users)
 		}
@@ -327,7 +327,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	for _, u := range users {
 		wg.Go(func() {
-			defer func() { u.session.Close() }()
+			defer u.close()
 			u.loop(userCtx, r)
 		})
 	}
@@ -488,10 +488,19 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			s, err := connect(ctx)
+			var w *waker
+			var werr error
+			if err == nil && cfg.Rate > 0 {
+				w, werr = newWaker()
+			}
 			mu.Lock()
 			defer mu.Unlock()
+			u.waker = w
 			switch {
-			case err == nil || firstErr != nil:
+			case firstErr != nil:
+			case werr != nil:
+				firstErr = fmt.Errorf("user %d of %d: %w (each open-loop user holds one: raise the open-file limit, ulimit -n)", i+1, cfg.Users, werr)
+			case err == nil:
 			case errors.Is(err, input.ErrInvalid):
 				// What the user must fix (the database, the mode), not the server's limit.
 				firstErr = fmt.Errorf("open session for user %d of %d: %w", i+1, cfg.Users, err)
@@ -504,9 +513,7 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.
 	wg.Wait()
 	if firstErr != nil {
 		for _, u := range users {
-			if u.session != nil {
-				u.session.Close()
-			}
+			u.close()
 		}
 		return nil, nil, firstErr
 	}

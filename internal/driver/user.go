@@ -33,6 +33,7 @@ type user struct {
 	shard     *shard
 	in        inputs
 	reconnect func(ctx context.Context) (engine.Session, error)
+	waker     *waker // open-loop runs: how it waits for an arrival
 }
 
 func (u *user) warehouse() int {
@@ -52,7 +53,7 @@ func (u *user) loop(ctx context.Context, r *run) {
 		var due time.Time
 		if r.sched != nil {
 			due = r.sched.take(time.Now())
-			if !r.waitUntil(ctx, due) {
+			if !r.waitUntil(ctx, u.waker, due) {
 				return
 			}
 		}
@@ -170,3 +171,11 @@ func thinkTime(r *tpcc.Rand, mean float64) time.Duration {
 type closedSession struct{ engine.Session }
 
 func (closedSession) Close() {}
+
+// close ends the user's session and frees its waker.
+func (u *user) close() {
+	if u.session != nil {
+		u.session.Close()
+	}
+	u.waker.close()
+}
