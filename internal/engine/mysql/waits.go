@@ -14,8 +14,6 @@ import (
 //go:embed sql/wait_profile.sql
 var waitProfileSQL string
 
-var _ engine.WaitProfiler = (*DB)(nil)
-
 // errTableAccessDenied is ER_TABLEACCESS_DENIED_ERROR: SELECT denied on a table.
 const errTableAccessDenied = 1142
 

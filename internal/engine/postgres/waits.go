@@ -14,8 +14,6 @@ import (
 //go:embed sql/session_waits.sql
 var sessionWaitsSQL string
 
-var _ engine.WaitSampler = (*DB)(nil)
-
 const sessionWaitsSource = "pg_stat_activity"
 
 // SessionWaits implements engine.WaitSampler on the observer's connection.

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/engine/rawconn"
 )
 
 // The procedures mode talks the PostgreSQL wire protocol itself, because at a few
@@ -375,6 +376,8 @@ func (c *wireConn) makeRoom(need int) {
 type exchanger interface {
 	Exchange(req, b []byte) (int, error)
 }
+
+var _ exchanger = (*rawconn.Conn)(nil)
 
 // transmit writes the request req whole and, where the connection can exchange, reads
 // the reply's first bytes into rbuf in the same wait: one read(2) fewer per call.

@@ -152,7 +152,11 @@ func requirePassword(ctx context.Context, s *pgserver.Server, st *instance.State
 	return nil
 }
 
-var _ instance.Exposer = server{}
+// The optional interfaces instance finds by type assertion.
+var (
+	_ instance.Exposer          = server{}
+	_ instance.ExternalBackuper = server{}
+)
 
 // Exposed implements instance.Exposer: an instance an earlier storbench created has
 // no password and trusts every local connection until its next start gives it one.
