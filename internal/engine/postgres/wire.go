@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/engine/rawconn"
+	"github.com/storbench/storbench/internal/input"
 )
 
 // The procedures mode talks the PostgreSQL wire protocol itself, because at a few
