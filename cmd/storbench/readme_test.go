@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,5 +237,35 @@ func TestReadmeQuickTime(t *testing.T) {
 	}
 	if time.Duration(stated)*time.Second < windows {
 		t.Errorf("README.md says quick took %d s, but its study's windows alone take %v: measure it again (bash bench/quick.sh) and state the figure", stated, windows)
+	}
+}
+
+// TestArchitectureNamesEveryPackage keeps docs/architecture.md's package map whole:
+// every package under internal/ is named in it (its last path element), so a new
+// package cannot land unexplained.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, w := range strings.FieldsFunc(string(doc), func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		named[w] = true
+	}
+	err = filepath.WalkDir("../../internal", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		sources, _ := filepath.Glob(filepath.Join(path, "*.go"))
+		code := slices.ContainsFunc(sources, func(f string) bool { return !strings.HasSuffix(f, "_test.go") })
+		if code && !named[filepath.Base(path)] {
+			t.Errorf("docs/architecture.md does not name package %s: add it to the package map", strings.TrimPrefix(path, "../../"))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

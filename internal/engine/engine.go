@@ -1,6 +1,6 @@
 // Package engine is the boundary between the engine-free workload (package tpcc, the
 // driver) and a database: one small set of interfaces, one package per engine
-// (postgres now; mariadb and sqlite next), chosen by the DSN's scheme.
+// (postgres, mysql for MariaDB and MySQL, sqlite), chosen by the DSN's scheme.
 package engine
 
 import (
