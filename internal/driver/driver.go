@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
@@ -464,10 +465,10 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.
 	}
 	users := make([]*user, cfg.Users)
 	connect := func(ctx context.Context) (engine.Session, error) { return db.Connect(ctx, cfg.Mode) }
-	sem := make(chan struct{}, 8)
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
+	// Eight at a time: a server forks a backend per connection, and thousands at
+	// once only queue in its listen backlog. The first failure stops the others.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
 	for i := range users {
 		r := tpcc.RunRand(cfg.Seed, i+1)
 		home, district := rules.Home(r, i, warehouses)
@@ -484,38 +485,31 @@ func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.
 			u.homes = homesOf(i, cfg.Users, warehouses)
 		}
 		users[i] = u
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			s, err := connect(ctx)
-			var w *waker
-			var werr error
-			if err == nil && cfg.Rate > 0 {
-				w, werr = newWaker()
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			u.waker = w
+		g.Go(func() error {
+			s, err := connect(gctx)
 			switch {
-			case firstErr != nil:
-			case werr != nil:
-				firstErr = fmt.Errorf("user %d of %d: %w (each open-loop user holds one: raise the open-file limit, ulimit -n)", i+1, cfg.Users, werr)
-			case err == nil:
 			case errors.Is(err, input.ErrInvalid):
 				// What the user must fix (the database, the mode), not the server's limit.
-				firstErr = fmt.Errorf("open session for user %d of %d: %w", i+1, cfg.Users, err)
-			default:
-				firstErr = fmt.Errorf("open session for user %d of %d (is max_connections high enough?): %w", i+1, cfg.Users, err)
+				return fmt.Errorf("open session for user %d of %d: %w", i+1, cfg.Users, err)
+			case err != nil:
+				return fmt.Errorf("open session for user %d of %d (is max_connections high enough?): %w", i+1, cfg.Users, err)
 			}
 			u.session = s
+			if cfg.Rate > 0 {
+				if u.waker, err = newWaker(); err != nil {
+					return fmt.Errorf("user %d of %d: %w (each open-loop user holds one: raise the open-file limit, ulimit -n)", i+1, cfg.Users, err)
+				}
+			}
+			return nil
 		})
 	}
-	wg.Wait()
-	if firstErr != nil {
+	if err := g.Wait(); err != nil {
 		for _, u := range users {
-			u.close()
+			if u != nil {
+				u.close()
+			}
 		}
-		return nil, nil, firstErr
+		return nil, nil, err
 	}
 	return users, shards, nil
 }
