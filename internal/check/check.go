@@ -26,7 +26,7 @@ func (o Outcome) Passed() bool { return o.Err == nil && o.Violations == 0 }
 
 // Run evaluates every condition (3.3.2.11 only with all) and returns them in order.
 // A query error is recorded on its condition and does not stop the others.
-func Run(ctx context.Context, db engine.Database, all bool) []Outcome {
+func Run(ctx context.Context, db engine.Checker, all bool) []Outcome {
 	var out []Outcome
 	for _, c := range tpcc.Checks(all) {
 		start := time.Now()

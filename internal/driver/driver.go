@@ -87,9 +87,17 @@ const (
 // stopGrace bounds how long in-flight transactions may run past the window's end.
 const stopGrace = 30 * time.Second
 
+// Database is what a run needs of a database: sessions and counters (engine.Runner)
+// and the names its result records.
+type Database interface {
+	engine.Runner
+	Engine() string
+	ServerVersion(ctx context.Context) (string, error)
+}
+
 // run is one run's shared state.
 type run struct {
-	db                     engine.Database
+	db                     Database
 	cfg                    Config
 	rules                  *tpcc.InputRules
 	start                  time.Time
@@ -254,7 +262,7 @@ func (c *Config) Validate() error {
 // Run drives the database and returns the result of the timed window. Interrupted
 // (ctx done) inside the window, it returns the result of the part that ran, marked
 // Interrupted, together with ctx's error; before the window, no result.
-func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
+func Run(ctx context.Context, db Database, cfg Config) (*Result, error) {
 	if !cfg.validated {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
@@ -382,7 +390,7 @@ const ownConnections = 2
 // Run calls it; a caller that prepares more (metrics files) does so in Config.Accepted.
 // An engine without a limit (SQLite), or one that cannot tell, is not checked here
 // (openUsers still fails whole).
-func checkConnections(ctx context.Context, db engine.Database, users int) error {
+func checkConnections(ctx context.Context, db Database, users int) error {
 	cl, ok := db.(engine.ConnectionLimiter)
 	if !ok {
 		return nil
@@ -402,7 +410,7 @@ func checkConnections(ctx context.Context, db engine.Database, users int) error 
 // prepare more statements than the server allows (MariaDB's max_prepared_stmt_count,
 // 16,382 by default: 3,276 procedures-mode users). Like checkConnections, an engine
 // without such a limit, or one that cannot tell, is not checked here.
-func checkStatements(ctx context.Context, db engine.Database, users int, mode engine.Mode) error {
+func checkStatements(ctx context.Context, db Database, users int, mode engine.Mode) error {
 	sl, ok := db.(engine.StatementLimiter)
 	if !ok {
 		return nil
@@ -457,7 +465,7 @@ func runConstants(r *tpcc.Rand, cLoad int) tpcc.Constants {
 
 // openUsers connects every user before anything runs, so a run never starts with
 // fewer users than asked (e.g. past max_connections): it fails whole instead.
-func openUsers(ctx context.Context, db engine.Database, cfg Config, rules *tpcc.InputRules, warehouses int, c tpcc.Constants) ([]*user, []*shard, error) {
+func openUsers(ctx context.Context, db Database, cfg Config, rules *tpcc.InputRules, warehouses int, c tpcc.Constants) ([]*user, []*shard, error) {
 	nShards := min(cfg.Users, 4*runtime.GOMAXPROCS(0))
 	shards := make([]*shard, nShards)
 	for i := range shards {

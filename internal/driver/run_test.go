@@ -14,6 +14,8 @@ import (
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
+var _ Database = (*fakeDB)(nil)
+
 // fakeDB is an engine whose sessions take about a millisecond per transaction, fail
 // now and then with a retryable error or a lost connection, and keep exact counters.
 // It tests the driver's window, timeline, retries and reconnects without a server.
@@ -29,28 +31,8 @@ var (
 	errFakeLost  = errors.New("fake connection lost")
 )
 
-func (db *fakeDB) Engine() string                                   { return "fake" }
-func (db *fakeDB) ServerVersion(context.Context) (string, error)    { return "fake 1", nil }
-func (db *fakeDB) Close()                                           {}
-func (db *fakeDB) ExistingTables(context.Context) ([]string, error) { return nil, nil }
-func (db *fakeDB) NewLoader(context.Context) (engine.Loader, error) { return nil, errors.New("unused") }
-func (db *fakeDB) CreateTables(context.Context, engine.Schema) error {
-	return errors.New("unused")
-}
-func (db *fakeDB) FinishBuild(context.Context, engine.Schema, engine.BuildInfo) ([]string, error) {
-	return nil, errors.New("unused")
-}
-func (db *fakeDB) Inventory(context.Context) (engine.Inventory, error) {
-	return engine.Inventory{}, errors.New("unused")
-}
-func (db *fakeDB) DropObjects(context.Context, []engine.Object) error { return errors.New("unused") }
-func (db *fakeDB) Activity(context.Context) (engine.Activity, error) {
-	return engine.Activity{Commits: db.commits.Load()}, nil
-}
-func (db *fakeDB) Storage(context.Context) (engine.Storage, error) { return engine.Storage{}, nil }
-func (db *fakeDB) Check(context.Context, string) (int64, []string, error) {
-	return 0, nil, errors.New("unused")
-}
+func (db *fakeDB) Engine() string                                { return "fake" }
+func (db *fakeDB) ServerVersion(context.Context) (string, error) { return "fake 1", nil }
 
 func (db *fakeDB) BuildInfo(context.Context) (engine.BuildInfo, error) {
 	return engine.BuildInfo{Warehouses: 2, CLoad: 100}, nil

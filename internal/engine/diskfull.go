@@ -135,7 +135,7 @@ func (w StorageWatch) space() fsSpace {
 // the engine classifies as a full disk (out of inodes too: the same ENOSPC), or any
 // failure while a directory is nearly full, is explained; other errors are returned
 // as they are.
-func (w StorageWatch) Explain(db Database, err error, fix string) error {
+func (w StorageWatch) Explain(db Classifier, err error, fix string) error {
 	if err == nil {
 		return nil
 	}

@@ -64,7 +64,11 @@ type Runner interface {
 	Connect(ctx context.Context, mode Mode) (Session, error)
 	// Counters reads the database's own throughput counters (HammerDB's view).
 	Counters(ctx context.Context) (Counters, error)
-	// Classify tells the driver what a transaction error means.
+	Classifier
+}
+
+// Classifier tells the driver what a transaction error means.
+type Classifier interface {
 	Classify(err error) Failure
 }
 
@@ -152,7 +156,10 @@ func ParseMode(s string) (Mode, error) {
 
 // ResolveMode is the mode a run on db uses: the engine's best for Best, else the mode
 // asked for, which the engine must run (bad input, refused before any user connects).
-func ResolveMode(db Database, m Mode) (Mode, error) {
+func ResolveMode(db interface {
+	Engine() string
+	Modes() []Mode
+}, m Mode) (Mode, error) {
 	if err := CheckMode(db.Engine(), m); err != nil {
 		return "", err
 	}
