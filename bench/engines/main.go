@@ -19,9 +19,7 @@ import (
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
-	_ "github.com/storbench/storbench/internal/engine/mysql"
-	_ "github.com/storbench/storbench/internal/engine/postgres"
-	_ "github.com/storbench/storbench/internal/engine/sqlite"
+	_ "github.com/storbench/storbench/internal/engine/all" // every engine registers itself
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance/mariadb/mariadbserver"
 	"github.com/storbench/storbench/internal/instance/postgres/pgserver"

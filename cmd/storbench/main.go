@@ -16,9 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	_ "github.com/storbench/storbench/internal/engine/mysql"    // registers mysql:// and mariadb://
-	_ "github.com/storbench/storbench/internal/engine/postgres" // registers postgres://
-	_ "github.com/storbench/storbench/internal/engine/sqlite"   // registers sqlite://
+	_ "github.com/storbench/storbench/internal/engine/all" // every engine registers itself
 	"github.com/storbench/storbench/internal/input"
 )
 

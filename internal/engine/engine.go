@@ -177,7 +177,7 @@ func CheckMode(scheme string, m Mode) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s has no %s mode (it runs %s): give --mode %s, or leave --mode out for the engine's best (study: workload.mode)",
-		input.ErrInvalid, canonical[strings.ToLower(scheme)], m, modeList(modes), modes[0])
+		input.ErrInvalid, registration(scheme).Schemes[0], m, modeList(modes), modes[0])
 }
 
 func modeList(modes []Mode) string {
@@ -348,40 +348,54 @@ const (
 	MayCreate
 )
 
-var (
-	openers    = map[string]Opener{}
-	footprints = map[string]Footprint{}
-	modesOf    = map[string][]Mode{}
-	canonical  = map[string]string{} // scheme → the engine's first registered scheme
-)
+// Registration is everything an engine makes known, once, from its package's init
+// (package engine/all links every engine).
+type Registration struct {
+	// Schemes are its DSN schemes, its own name first (the name messages use).
+	Schemes []string
+	Open    Opener
+	// Footprint is what a build takes on disk (measured): a build its storage cannot
+	// hold is refused before it starts.
+	Footprint Footprint
+	// Modes are the modes it runs, its best first: a mode it cannot run is refused
+	// before anything connects (a study's, before the study starts).
+	Modes []Mode
+	// Roles tell its server's processes apart, for I/O by role; nil for an engine
+	// whose server is not a process of its own (SQLite).
+	Roles ProcessRoles
+}
 
-// Register makes an engine available for the given DSN schemes. Engine packages call
-// it from init, with what a build takes on disk (measured): a build its storage
-// cannot hold is refused before it starts; and with the modes it runs, its best
-// first: a mode it cannot run is refused before anything connects (a study's, before
-// the study starts).
-func Register(open Opener, f Footprint, modes []Mode, schemes ...string) {
-	for _, s := range schemes {
-		openers[s] = open
-		footprints[s] = f
-		modesOf[s] = modes
-		canonical[s] = schemes[0]
+// registered holds each scheme's registration.
+var registered = map[string]*Registration{}
+
+// Register makes an engine available under its DSN schemes.
+func Register(r Registration) {
+	for _, s := range r.Schemes {
+		registered[s] = &r
 	}
 }
 
+// registration is the engine a DSN scheme (or Database.Engine's name, or an
+// instance's engine name) names; nil when none is registered.
+func registration(scheme string) *Registration { return registered[strings.ToLower(scheme)] }
+
 // Modes are the modes the engine a DSN scheme (or Database.Engine's name) names can
 // run, its best first; nil when none is registered.
-func Modes(scheme string) []Mode { return modesOf[strings.ToLower(scheme)] }
+func Modes(scheme string) []Mode {
+	if r := registration(scheme); r != nil {
+		return r.Modes
+	}
+	return nil
+}
 
 // SameEngine tells whether two DSN schemes name one registered engine
 // (postgres:// and postgresql://, mysql:// and mariadb://).
 func SameEngine(a, b string) bool {
 	canon := func(s string) string {
-		s = strings.ToLower(s)
-		if c, ok := canonical[s]; ok {
-			return c
+		if r := registration(s); r != nil {
+			return r.Schemes[0]
 		}
-		return s // an engine this binary did not link names only itself
+		return strings.ToLower(s) // an engine this binary did not link names only itself
 	}
 	return canon(a) == canon(b)
 }
@@ -418,7 +432,12 @@ func (f Footprint) Log(warehouses int) int64 {
 // RegisteredFootprint is what a build of the engine a DSN scheme (or
 // Database.Engine's name) names takes on a server set up as storbench's managed
 // instances are; zero when none is registered.
-func RegisteredFootprint(scheme string) Footprint { return footprints[scheme] }
+func RegisteredFootprint(scheme string) Footprint {
+	if r := registration(scheme); r != nil {
+		return r.Footprint
+	}
+	return Footprint{}
+}
 
 // FootprintReader is a Database whose build's log depends on the server's settings
 // (PostgreSQL's max_wal_size, MariaDB's binary log on or off).
@@ -491,14 +510,14 @@ func ParseDSN(dsn string) (dburl.URL, error) {
 }
 
 func open(ctx context.Context, u dburl.URL, mode OpenMode) (Database, error) {
-	opener, ok := openers[u.Scheme()]
+	r, ok := registered[u.Scheme()]
 	if !ok {
 		var known []string
-		for s := range openers {
+		for s := range registered {
 			known = append(known, s+"://")
 		}
 		sort.Strings(known)
 		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", input.ErrInvalid, u.Scheme(), strings.Join(known, " or "))
 	}
-	return opener(ctx, u.String(), mode)
+	return r.Open(ctx, u.String(), mode)
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 )
 
 // ProcessRoles tells what each process (or thread) of an engine's server does, so
@@ -33,16 +32,11 @@ type ServerProcess interface {
 	ServerPID(ctx context.Context) (int, error)
 }
 
-var rolesOf = map[string]ProcessRoles{}
-
-// RegisterRoles makes an engine's process roles known under its DSN schemes (and
-// the managed instances' engine names that match them).
-func RegisterRoles(r ProcessRoles, schemes ...string) {
-	for _, s := range schemes {
-		rolesOf[s] = r
-	}
-}
-
 // RolesOf is the process roles of the engine a DSN scheme or instance engine names;
 // nil for an engine whose server is not a process of its own (SQLite).
-func RolesOf(engine string) ProcessRoles { return rolesOf[strings.ToLower(engine)] }
+func RolesOf(engine string) ProcessRoles {
+	if r := registration(engine); r != nil {
+		return r.Roles
+	}
+	return nil
+}

@@ -13,8 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/cost"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
-	_ "github.com/storbench/storbench/internal/engine/mysql"    // the managed engines: their warehouses' size
-	_ "github.com/storbench/storbench/internal/engine/postgres" // (load.CheckSpace) and their servers' memory
+	_ "github.com/storbench/storbench/internal/engine/all" // the engines: a build's size (load.CheckSpace), their modes
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"

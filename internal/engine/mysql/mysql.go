@@ -42,7 +42,8 @@ var files embed.FS
 var footprint = engine.Footprint{DataFixed: 148e6, DataPerWarehouse: 96e6, LogFixed: 8e6, LogPerWarehouse: 68e6}
 
 func init() {
-	engine.Register(Open, footprint, []engine.Mode{engine.Procedures, engine.SQL}, "mysql", "mariadb")
+	engine.Register(engine.Registration{Schemes: []string{"mysql", "mariadb"}, Open: Open, Footprint: footprint,
+		Modes: []engine.Mode{engine.Procedures, engine.SQL}, Roles: roles{}})
 }
 
 // Where the transaction counter (transactions.sql) comes from, as the result labels it.

@@ -11,16 +11,10 @@ import (
 	"strings"
 
 	"github.com/prometheus/procfs"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 //go:embed sql/pid_file.sql
 var pidFileSQL string
-
-func init() {
-	engine.RegisterRoles(roles{}, "mysql", "mariadb")
-}
 
 // roles tells the server's threads apart by the names they give themselves
 // (MySQL 8's InnoDB threads, "connection"). A server that names none of its

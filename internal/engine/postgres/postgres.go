@@ -91,7 +91,8 @@ func footprint(maxWAL int64, completionTarget float64) engine.Footprint {
 func init() {
 	// PostgreSQL's defaults, which storbench's managed instances keep: max_wal_size
 	// 1 GB, checkpoint_completion_target 0.9.
-	engine.Register(Open, footprint(1<<30, 0.9), []engine.Mode{engine.Procedures, engine.SQL}, "postgres", "postgresql")
+	engine.Register(engine.Registration{Schemes: []string{"postgres", "postgresql"}, Open: Open, Footprint: footprint(1<<30, 0.9),
+		Modes: []engine.Mode{engine.Procedures, engine.SQL}, Roles: roles{}})
 }
 
 // DB is an open PostgreSQL TPC-C database. It keeps one connection for schema work,

@@ -7,16 +7,10 @@ import (
 	"strings"
 
 	"github.com/prometheus/procfs"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 //go:embed sql/backend_pid.sql
 var backendPIDSQL string
-
-func init() {
-	engine.RegisterRoles(roles{}, "postgres", "postgresql")
-}
 
 // roles tells PostgreSQL's processes apart by the titles they set ("postgres:
 // checkpointer", "postgres: tpcc tpcc 127.0.0.1(40000) idle").

@@ -34,7 +34,7 @@ var files embed.FS
 var footprint = engine.Footprint{DataFixed: 8e6, DataPerWarehouse: 82e6, LogFixed: 32e6, LogPerWarehouse: 5.1e6}
 
 func init() {
-	engine.Register(Open, footprint, []engine.Mode{engine.SQL}, "sqlite", "sqlite3")
+	engine.Register(engine.Registration{Schemes: []string{"sqlite", "sqlite3"}, Open: Open, Footprint: footprint, Modes: []engine.Mode{engine.SQL}})
 }
 
 // busyTimeout is how long a writer waits for SQLite's one write lock before the
