@@ -114,7 +114,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	}
 	if cfg.Database != nil {
 		m.database = &databaseCollector{db: cfg.Database}
-		m.sampler.Add("database", m.database)
+		m.sampler.AddApart("database", m.database)
 		m.waits("", cfg.Database, cfg.WaitRate)
 	}
 	for _, w := range cfg.WaitServers {
@@ -152,7 +152,7 @@ func (m *Monitor) remote(cfg Config) error {
 		n.maxSkew = cfg.MaxClockSkew
 	}
 	m.host = n
-	m.sampler.Add("node_exporter", n)
+	m.sampler.AddApart("node_exporter", n)
 	m.report.Source = "node_exporter at " + n.shown
 	m.report.Sources["cpu"] = "node_cpu_seconds_total (as " + cpuSource + ")"
 	m.report.Sources["memory"] = "node_memory_*_bytes (as " + memorySource + ")"
@@ -269,11 +269,11 @@ func (m *Monitor) waits(server string, db engine.Observer, rate float64) {
 	}
 	name := strings.TrimSpace("waits " + server)
 	if wp, ok := db.(engine.WaitProfiler); ok {
-		m.sampler.Add(name, &profileCollector{db: wp, server: server})
+		m.sampler.AddApart(name, &profileCollector{db: wp, server: server})
 		return
 	}
 	if ws, ok := db.(engine.WaitSampler); ok {
-		m.sampler.Add(name, newWaitCollector(server, ws, rate))
+		m.sampler.AddApart(name, newWaitCollector(server, ws, rate))
 		return
 	}
 	what := "this engine"

@@ -43,6 +43,10 @@ type Sampler struct {
 type named struct {
 	name string
 	Collector
+	// apart: it reads a server or another host, which may stall for the whole
+	// deadline, so it runs beside the others (into a sample of its own, merged
+	// after) instead of after them.
+	apart bool
 }
 
 // gap is a run of consecutive samples a collector failed.
@@ -60,7 +64,14 @@ func NewSampler(interval time.Duration, sink *CSVWriter) *Sampler {
 
 // Add registers a collector before Start.
 func (s *Sampler) Add(name string, c Collector) {
-	s.collectors = append(s.collectors, named{name, c})
+	s.collectors = append(s.collectors, named{name: name, Collector: c})
+}
+
+// AddApart adds a collector that reads a server or another host: it runs beside the
+// others, so that a stalled database and a stalled node_exporter do not each cost an
+// interval.
+func (s *Sampler) AddApart(name string, c Collector) {
+	s.collectors = append(s.collectors, named{name: name, Collector: c, apart: true})
 }
 
 // Note records something the report must say (a source not available, a device
@@ -180,14 +191,38 @@ func (s *Sampler) take(ctx context.Context, now time.Time, t float64) {
 }
 
 // collect runs each collector with a deadline, so a stalled source (a database that
-// stopped answering) delays one sample, not the timeline. A failing collector is
-// noted once and tried again every interval.
+// stopped answering) delays one sample, not the timeline; those added apart run
+// beside the others, each into a sample of its own merged after in the order they
+// were added. A failing collector is noted once and tried again every interval.
 func (s *Sampler) collect(ctx context.Context, sample *Sample) map[string]error {
+	results := make([]error, len(s.collectors))
+	parts := make([]Sample, len(s.collectors))
+	deadline := max(s.interval, time.Second)
+	var wg sync.WaitGroup
+	for i, c := range s.collectors {
+		if c.apart {
+			parts[i] = Sample{T: sample.T, Time: sample.Time, Seconds: sample.Seconds}
+			wg.Go(func() {
+				cctx, cancel := context.WithTimeout(ctx, deadline)
+				defer cancel()
+				results[i] = c.Collect(cctx, &parts[i])
+			})
+		}
+	}
+	for i, c := range s.collectors {
+		if !c.apart {
+			cctx, cancel := context.WithTimeout(ctx, deadline)
+			results[i] = c.Collect(cctx, sample)
+			cancel()
+		}
+	}
+	wg.Wait()
 	var errs map[string]error
-	for _, c := range s.collectors {
-		cctx, cancel := context.WithTimeout(ctx, max(s.interval, time.Second))
-		err := c.Collect(cctx, sample)
-		cancel()
+	for i, c := range s.collectors {
+		if c.apart {
+			merge(sample, &parts[i])
+		}
+		err := results[i]
 		gs := s.gaps[c.name]
 		last := len(gs) - 1
 		// A reset is no failure of the source (it answered): each is said where it
@@ -257,4 +292,32 @@ func (s *Sampler) Notes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.notes...)
+}
+
+// merge adds what a collector run apart put in its own sample to the interval's.
+// Every figure a collector may set is listed here (TestMergeCoversSample keeps it
+// so): one left out would be lost without a word.
+func merge(dst, src *Sample) {
+	if src.CPU != nil {
+		dst.CPU = src.CPU
+	}
+	if src.Memory != nil {
+		dst.Memory = src.Memory
+	}
+	if src.Database != nil {
+		dst.Database = src.Database
+	}
+	if src.Scrape != nil {
+		dst.Scrape = src.Scrape
+	}
+	if src.blockIO != nil {
+		dst.blockIO = src.blockIO
+	}
+	if src.Waits != nil {
+		addWaits(dst, src.Waits)
+	}
+	dst.Disks = append(dst.Disks, src.Disks...)
+	dst.Latency = append(dst.Latency, src.Latency...)
+	dst.ProcessIO = append(dst.ProcessIO, src.ProcessIO...)
+	dst.GroupCPU = append(dst.GroupCPU, src.GroupCPU...)
 }
