@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/storbench/storbench/internal/input"
@@ -38,59 +39,63 @@ func (c *countingCollector) Collect(_ context.Context, s *Sample) error {
 // interval, each sample reaches the CSV as it is taken, and a failing source is noted
 // once while sampling goes on.
 func TestSamplerTimeline(t *testing.T) {
-	var out bytes.Buffer
-	s := NewSampler(50*time.Millisecond, NewCSVWriter(&out))
-	c := &countingCollector{}
-	s.Add("disks", c)
-	origin := time.Now().Add(120 * time.Millisecond)
-	s.Start(context.Background(), origin)
-	time.Sleep(420 * time.Millisecond)
-	c.fail.Store(true)
-	time.Sleep(120 * time.Millisecond)
-	samples := s.Stop(context.Background())
+	// In a bubble: its clock moves only when every goroutine waits, so a busy
+	// machine cannot make the sleeps below take more samples or fewer.
+	synctest.Test(t, func(t *testing.T) {
+		var out bytes.Buffer
+		s := NewSampler(50*time.Millisecond, NewCSVWriter(&out))
+		c := &countingCollector{}
+		s.Add("disks", c)
+		origin := time.Now().Add(120 * time.Millisecond)
+		s.Start(context.Background(), origin)
+		time.Sleep(420 * time.Millisecond)
+		c.fail.Store(true)
+		time.Sleep(120 * time.Millisecond)
+		samples := s.Stop(context.Background())
 
-	if len(samples) < 6 {
-		t.Fatalf("%d samples in 540 ms at 50 ms", len(samples))
-	}
-	if samples[0].T > 0 {
-		t.Errorf("first sample T = %v: before the origin it must be <= 0", samples[0].T)
-	}
-	for i, sm := range samples[:len(samples)-1] {
-		if k := sm.T / 0.05; math.Abs(k-math.Round(k)) > 1e-9 {
-			t.Errorf("sample %d at T = %v is off the 50 ms grid", i, sm.T)
+		if len(samples) < 6 {
+			t.Fatalf("%d samples in 540 ms at 50 ms", len(samples))
 		}
-		if i > 0 && sm.T <= samples[i-1].T {
-			t.Errorf("T not increasing at %d: %v after %v", i, sm.T, samples[i-1].T)
+		if samples[0].T > 0 {
+			t.Errorf("first sample T = %v: before the origin it must be <= 0", samples[0].T)
 		}
-	}
-	last := samples[len(samples)-1]
-	if last.Seconds <= 0 || last.Seconds > 0.06 {
-		t.Errorf("last sample covers %v s", last.Seconds)
-	}
-	var missing int
-	for _, sm := range samples {
-		if len(sm.Disks) == 0 {
-			missing++
+		for i, sm := range samples[:len(samples)-1] {
+			if k := sm.T / 0.05; math.Abs(k-math.Round(k)) > 1e-9 {
+				t.Errorf("sample %d at T = %v is off the 50 ms grid", i, sm.T)
+			}
+			if i > 0 && sm.T <= samples[i-1].T {
+				t.Errorf("T not increasing at %d: %v after %v", i, sm.T, samples[i-1].T)
+			}
 		}
-	}
-	notes := s.Notes()
-	want := fmt.Sprintf("disks figures missing in %d samples", missing)
-	if len(notes) != 2 || !strings.Contains(notes[0], "disks figures missing from") || !strings.Contains(notes[0], "source gone") ||
-		!strings.Contains(notes[1], want) {
-		t.Errorf("notes = %q, want one on the failing source, then %q", notes, want)
-	}
+		last := samples[len(samples)-1]
+		if last.Seconds <= 0 || last.Seconds > 0.06 {
+			t.Errorf("last sample covers %v s", last.Seconds)
+		}
+		var missing int
+		for _, sm := range samples {
+			if len(sm.Disks) == 0 {
+				missing++
+			}
+		}
+		notes := s.Notes()
+		want := fmt.Sprintf("disks figures missing in %d samples", missing)
+		if len(notes) != 2 || !strings.Contains(notes[0], "disks figures missing from") || !strings.Contains(notes[0], "source gone") ||
+			!strings.Contains(notes[1], want) {
+			t.Errorf("notes = %q, want one on the failing source, then %q", notes, want)
+		}
 
-	rows, err := csv.NewReader(&out).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != len(samples)+1 || rows[0][0] != "t" || rows[0][3] != "vda_read_iops" {
-		t.Fatalf("CSV has %d rows (want header + %d), header %v", len(rows), len(samples), rows[0])
-	}
-	// After the source failed, its cells are empty rather than missing or zero.
-	if got := rows[len(rows)-1][3]; got != "" {
-		t.Errorf("cell of a failed source = %q, want empty", got)
-	}
+		rows, err := csv.NewReader(&out).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(samples)+1 || rows[0][0] != "t" || rows[0][3] != "vda_read_iops" {
+			t.Fatalf("CSV has %d rows (want header + %d), header %v", len(rows), len(samples), rows[0])
+		}
+		// After the source failed, its cells are empty rather than missing or zero.
+		if got := rows[len(rows)-1][3]; got != "" {
+			t.Errorf("cell of a failed source = %q, want empty", got)
+		}
+	})
 }
 
 func TestLatencyHistogram(t *testing.T) {
@@ -184,27 +189,29 @@ func TestSamplerGaps(t *testing.T) {
 // point, which was then sampled again on time: TestSamplerTimeline saw two samples
 // with one T under load.
 func TestSamplerLateTick(t *testing.T) {
-	s := NewSampler(50*time.Millisecond, nil)
-	var calls atomic.Int64
-	s.clock = func() time.Time {
-		// The loop reads the clock twice a tick (the sample, then the next tick).
-		if n := calls.Add(1); (n-1)/2%2 == 0 {
-			return time.Now().Add(30 * time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		s := NewSampler(50*time.Millisecond, nil)
+		var calls atomic.Int64
+		s.clock = func() time.Time {
+			// The loop reads the clock twice a tick (the sample, then the next tick).
+			if n := calls.Add(1); (n-1)/2%2 == 0 {
+				return time.Now().Add(30 * time.Millisecond)
+			}
+			return time.Now()
 		}
-		return time.Now()
-	}
-	s.Start(context.Background(), time.Now())
-	time.Sleep(400 * time.Millisecond)
-	samples := s.Stop(context.Background())
-	if len(samples) < 4 {
-		t.Fatalf("%d samples in 400 ms at 50 ms", len(samples))
-	}
-	for i, sm := range samples[:len(samples)-1] {
-		if k := sm.T / 0.05; math.Abs(k-math.Round(k)) > 1e-9 {
-			t.Errorf("sample %d at T = %v is off the 50 ms grid", i, sm.T)
+		s.Start(context.Background(), time.Now())
+		time.Sleep(400 * time.Millisecond)
+		samples := s.Stop(context.Background())
+		if len(samples) < 4 {
+			t.Fatalf("%d samples in 400 ms at 50 ms", len(samples))
 		}
-		if i > 0 && sm.T <= samples[i-1].T {
-			t.Errorf("T not increasing at %d: %v after %v", i, sm.T, samples[i-1].T)
+		for i, sm := range samples[:len(samples)-1] {
+			if k := sm.T / 0.05; math.Abs(k-math.Round(k)) > 1e-9 {
+				t.Errorf("sample %d at T = %v is off the 50 ms grid", i, sm.T)
+			}
+			if i > 0 && sm.T <= samples[i-1].T {
+				t.Errorf("T not increasing at %d: %v after %v", i, sm.T, samples[i-1].T)
+			}
 		}
-	}
+	})
 }
