@@ -53,6 +53,10 @@ type Config struct {
 	// while it is nearly full stop the run. Unset, only the engine's own disk-full
 	// errors do.
 	Storage engine.StorageWatch
+	// UntilSteady, when set, is the longest the timed window may run: past Duration
+	// it goes on until its last Duration seconds are steady (internal/steady), as
+	// fio's steady state does. Zero: the window runs Duration.
+	UntilSteady time.Duration
 	// validated is set by Validate: Run does not check again what its caller's
 	// Validate accepted before connecting.
 	validated bool
@@ -86,13 +90,16 @@ type run struct {
 	windowStart, windowEnd time.Time
 	stop                   atomic.Bool
 	stopped                chan struct{}
-	// cut is when an interruption ended the timed window early (Unix ns; 0: none):
-	// transactions completing after it do not count.
+	// cut is when the timed window ended before windowEnd, interrupted or judged
+	// steady (Unix ns; 0: none): transactions completing after it do not count.
 	cut atomic.Int64
 	// diskFull is the first error the engine called a full disk: a run on a full
 	// storage is stopped, since users retrying for the rest of the window would
 	// measure only errors.
 	diskFull atomic.Pointer[error]
+	// nextJudged is the second (T) at which a window run until steady is judged
+	// next (steadyEnd).
+	nextJudged int
 }
 
 func (r *run) stopping() bool { return r.stop.Load() }
@@ -220,6 +227,11 @@ func (c *Config) Validate() error {
 	if err := CheckInputs("--", c.Inputs); err != nil {
 		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
+	if c.UntilSteady != 0 {
+		if err := CheckUntilSteady("--until-steady", c.UntilSteady, c.Duration); err != nil {
+			return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		}
+	}
 	_, err := engine.ParseMode(string(c.Mode))
 	if err != nil {
 		return fmt.Errorf("%w: --%v", input.ErrInvalid, err)
@@ -290,7 +302,7 @@ func Run(ctx context.Context, db engine.Database, cfg Config) (*Result, error) {
 		}
 		r.windowStart = cfg.StartAt
 	}
-	r.windowEnd = r.windowStart.Add(cfg.Duration)
+	r.windowEnd = r.windowStart.Add(cfg.longestWindow())
 	if cfg.Started != nil {
 		cfg.Started(r.windowStart)
 	}
@@ -502,7 +514,8 @@ type window struct {
 	cpuBefore     cpuReading
 	cpuAfter      cpuReading
 	timeline      []Second
-	// end is when the window ended: its planned end, or the interruption.
+	// end is when the window ended: its planned end (or its longest, run until
+	// steady), when judged steady, or the interruption.
 	end time.Time
 	// interrupted is why the window was cut short: ctx's error, or a full storage.
 	interrupted error
@@ -566,6 +579,9 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 			w.timeline = append(w.timeline, sec)
 			if err := r.storageFailure(sec); err != nil {
 				return r.interrupt(ctx, w, &s, err)
+			}
+			if r.steadyEnd(w.timeline) {
+				return r.endSteady(ctx, w, now), nil
 			}
 		}
 	}

@@ -41,6 +41,9 @@ func WriteText(out io.Writer, res *Result) error {
 	if src, ok := res.Sources["hammerdb_nopm"]; ok {
 		fmt.Fprintf(out, "HammerDB NOPM: %.0f (%s)\n", res.HammerDBNOPM, src)
 	}
+	if v := res.Steadiness; v != nil {
+		fmt.Fprintf(out, "steadiness: %s\n", v)
+	}
 
 	fmt.Fprintf(out, "\nresponse times in ms (client-measured, timed window)\n")
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
