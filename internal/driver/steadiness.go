@@ -91,8 +91,12 @@ func (r *run) steadyEnd(timeline []Second) bool {
 }
 
 // endSteady ends a window run until steady at now, its last planned-duration
-// seconds judged steady: transactions completing later do not count.
+// seconds judged steady: transactions completing later do not count. (A tick read
+// past the window's longest end ends it there, at its max.)
 func (r *run) endSteady(ctx context.Context, w *window, now time.Time) *window {
+	if now.After(r.windowEnd) {
+		now = r.windowEnd
+	}
 	r.cut.Store(now.UnixNano())
 	w.cpuAfter = readCPU()
 	w.end = now
