@@ -117,7 +117,7 @@ func (res *Result) steadiness(w *window, cfg Config, r *run) {
 			res.Notes = append(res.Notes, fmt.Sprintf("the timed window ran %.0f s until steady (planned %.0f s, at most %.0f s): every figure is over all of it, the steadiness verdict over its last %d s",
 				ran.Seconds(), cfg.Duration.Seconds(), cfg.UntilSteady.Seconds(), v.Seconds))
 		} else {
-			res.Notes = append(res.Notes, fmt.Sprintf("the timed window ran its longest, %.0f s, without becoming steady (planned %.0f s)", ran.Seconds(), cfg.Duration.Seconds()))
+			res.Notes = append(res.Notes, fmt.Sprintf("the timed window ran %.0f s, its longest, without becoming steady (planned %.0f s)", ran.Seconds(), cfg.Duration.Seconds()))
 		}
 	}
 	if v.Unsteady() {
