@@ -188,6 +188,7 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	decimalVar(c.Flags(), &cfg.Users, "users", driver.DefaultUsers, "virtual users, each with its own connection")
 	c.Flags().DurationVar(&cfg.Ramp, "ramp", driver.DefaultRamp, "ramp-up before the timed window (not counted)")
 	c.Flags().DurationVar(&cfg.Duration, "duration", driver.DefaultDuration, "timed window")
+	c.Flags().DurationVar(&cfg.UntilSteady, "until-steady", 0, "run the timed window past --duration until its last --duration seconds are steady, at most this long in all (e.g. 10m; docs/steadiness.md); 0: --duration")
 	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
 	c.Flags().BoolVar(&cfg.Keying, "keying", false, "keying and think times of the spec (5.2.5); off as in HammerDB")
 	c.Flags().Float64Var(&cfg.Rate, "rate", 0, "open-loop load: transactions a minute (all five types) arriving whether or not the database keeps up, --users of them at once; response times run from when each was due (0: closed-loop users)")

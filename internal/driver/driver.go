@@ -63,6 +63,10 @@ type Config struct {
 	// while it is nearly full stop the run. Unset, only the engine's own disk-full
 	// errors do.
 	Storage engine.StorageWatch
+	// UntilSteady, when set, is the longest the timed window may run: past Duration
+	// it goes on until its last Duration seconds are steady (internal/steady), as
+	// fio's steady state does. Zero: the window runs Duration.
+	UntilSteady time.Duration
 	// validated is set by Validate: Run does not check again what its caller's
 	// Validate accepted before connecting.
 	validated bool
@@ -104,8 +108,8 @@ type run struct {
 	windowStart, windowEnd time.Time
 	stop                   atomic.Bool
 	stopped                chan struct{}
-	// cut is when an interruption ended the timed window early (Unix ns; 0: none):
-	// transactions completing after it do not count.
+	// cut is when the timed window ended before windowEnd, interrupted or judged
+	// steady (Unix ns; 0: none): transactions completing after it do not count.
 	cut atomic.Int64
 	// diskFull is the first error the engine called a full disk: a run on a full
 	// storage is stopped, since users retrying for the rest of the window would
@@ -115,6 +119,9 @@ type run struct {
 	// latency limit.
 	sched     *schedule
 	lateAfter time.Duration
+	// nextJudged is the second (T) at which a window run until steady is judged
+	// next (steadyEnd).
+	nextJudged int
 }
 
 func (r *run) stopping() bool { return r.stop.Load() }
@@ -251,6 +258,11 @@ func (c *Config) Validate() error {
 	if err := CheckInputs("--", c.Inputs); err != nil {
 		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
+	if c.UntilSteady != 0 {
+		if err := CheckUntilSteady("--until-steady", c.UntilSteady, c.Duration); err != nil {
+			return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		}
+	}
 	_, err := engine.ParseMode(string(c.Mode))
 	if err != nil {
 		return fmt.Errorf("%w: --%v", input.ErrInvalid, err)
@@ -321,7 +333,7 @@ func Run(ctx context.Context, db Database, cfg Config) (*Result, error) {
 		}
 		r.windowStart = cfg.StartAt
 	}
-	r.windowEnd = r.windowStart.Add(cfg.Duration)
+	r.windowEnd = r.windowStart.Add(cfg.longestWindow())
 	if cfg.Rate > 0 {
 		// Arrivals start with the ramp-up, so the window opens on a loaded database.
 		r.sched = newSchedule(cfg, r.start, r.windowStart, r.windowEnd, tpcc.RunRand(cfg.Seed, cfg.Users+1))
@@ -538,7 +550,8 @@ type window struct {
 	cpuBefore     cpuReading
 	cpuAfter      cpuReading
 	timeline      []Second
-	// end is when the window ended: its planned end, or the interruption.
+	// end is when the window ended: its planned end (or its longest, run until
+	// steady), when judged steady, or the interruption.
 	end time.Time
 	// interrupted is why the window was cut short: ctx's error, or a full storage.
 	interrupted error
@@ -596,7 +609,12 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 		case now := <-endTimer.C:
 			w.cpuAfter = readCPU()
 			w.end = r.windowEnd
-			w.timeline = append(w.timeline, s.sample(now))
+			// The last second, unless the ticker sampled it an instant ago: its
+			// rates over a few microseconds would be noise (or, to the same
+			// nanosecond, not a number).
+			if now.Sub(s.lastAt) >= minSample {
+				w.timeline = append(w.timeline, s.sample(now))
+			}
 			r.arrivalsAt(w)
 			// The window is measured: a server that does not answer (or Ctrl-C while
 			// waiting for it) loses the database's figures only.
@@ -607,6 +625,9 @@ func (r *run) watch(ctx context.Context, shards []*shard) (*window, error) {
 			w.timeline = append(w.timeline, sec)
 			if err := r.storageFailure(sec); err != nil {
 				return r.interrupt(ctx, w, &s, err)
+			}
+			if r.steadyEnd(w.timeline) {
+				return r.endSteady(ctx, w, now), nil
 			}
 		}
 	}
@@ -700,6 +721,9 @@ func (r *run) counters(ctx context.Context, patience time.Duration) (engine.Coun
 		backoff = min(2*backoff, 5*time.Second)
 	}
 }
+
+// minSample is the shortest interval the window's end samples on its own.
+const minSample = 10 * time.Millisecond
 
 // sampler turns the shards' cumulative counts into per-second rates.
 type sampler struct {

@@ -60,6 +60,10 @@ func TestConfigValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid config rejected: %v", err)
 	}
+	steady := Config{Users: 1, Duration: time.Minute, UntilSteady: 10 * time.Minute, Mode: engine.SQL, ClientCPUs: 1}
+	if err := steady.Validate(); err != nil {
+		t.Fatalf("valid config run until steady rejected: %v", err)
+	}
 	for name, mutate := range map[string]func(*Config){
 		"users":    func(c *Config) { c.Users = 0 },
 		"ramp":     func(c *Config) { c.Ramp = -time.Second },
@@ -73,6 +77,11 @@ func TestConfigValidate(t *testing.T) {
 		"ramp too long":              func(c *Config) { c.Ramp = MaxRamp + time.Second },
 		"duration too long":          func(c *Config) { c.Duration = MaxDuration + time.Second },
 		"more cpus than the machine": func(c *Config) { c.ClientCPUs = runtime.NumCPU() + 1 },
+		// Until steady: longer than the duration, which must be long enough to judge.
+		"until steady not above the duration": func(c *Config) { c.Duration, c.UntilSteady = time.Minute, time.Minute },
+		"until steady negative":               func(c *Config) { c.Duration, c.UntilSteady = time.Minute, -time.Minute },
+		"until steady too long":               func(c *Config) { c.Duration, c.UntilSteady = time.Minute, MaxDuration+time.Second },
+		"until steady of a short window":      func(c *Config) { c.Duration, c.UntilSteady = 10*time.Second, time.Minute },
 	} {
 		c := ok
 		mutate(&c)

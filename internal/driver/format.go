@@ -48,6 +48,9 @@ func WriteText(out io.Writer, res *Result) error {
 	if src, ok := res.Sources["hammerdb_nopm"]; ok {
 		fmt.Fprintf(out, "HammerDB NOPM: %.0f (%s)\n", res.HammerDBNOPM, src)
 	}
+	if v := res.Steadiness; v != nil {
+		fmt.Fprintf(out, "steadiness: %s\n", v)
+	}
 
 	if err := writeRate(out, res.Rate); err != nil {
 		return err

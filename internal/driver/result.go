@@ -14,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/instance/cgroup"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/steady"
 	"github.com/storbench/storbench/internal/tpcc"
 )
 
@@ -57,6 +58,14 @@ type Result struct {
 	// Bottleneck is what limited the window, judged from System and ClientCPU.
 	Bottleneck *bottleneck.Verdict `json:"bottleneck,omitempty"`
 	Notes      []string            `json:"notes,omitempty"`
+
+	// Steadiness judges the window's last planned-duration seconds (all of it,
+	// unless it ran until steady) from the timeline (Judge).
+	Steadiness *steady.Verdict `json:"steadiness,omitempty"`
+	// UntilSteadyEnded says how a window run until steady ended: EndedSteady or
+	// EndedAtMax ("" when not run until steady, or interrupted); Start and End say
+	// how long it ran.
+	UntilSteadyEnded string `json:"until_steady_ended,omitempty"`
 }
 
 // CounterWindow is the shortest timed window whose database TPM is measured rather
@@ -116,6 +125,10 @@ type RunConfig struct {
 	ClientCPUs     int     `json:"client_cpus"`
 	Version        string  `json:"storbench_version"`
 	ServerVersion  string  `json:"server_version"`
+
+	// UntilSteadySeconds is Config.UntilSteady: the longest the window could run
+	// (0: it ran its duration).
+	UntilSteadySeconds float64 `json:"until_steady_s,omitempty"`
 }
 
 // Transactions holds per-type statistics in the spec's order.
@@ -243,7 +256,8 @@ type Second struct {
 func resultConfig(cfg Config) RunConfig {
 	rc := RunConfig{Mode: string(cfg.Mode), Users: cfg.Users, RampSeconds: cfg.Ramp.Seconds(),
 		DurationSeconds: cfg.Duration.Seconds(), AllWarehouses: cfg.AllWarehouses, Keying: cfg.Keying,
-		Inputs: cfg.Inputs, Seed: cfg.Seed, MaxRetries: cfg.MaxRetries, ClientCPUs: cfg.ClientCPUs}
+		Inputs: cfg.Inputs, Seed: cfg.Seed, MaxRetries: cfg.MaxRetries, ClientCPUs: cfg.ClientCPUs,
+		UntilSteadySeconds: cfg.UntilSteady.Seconds()}
 	if cfg.Rate > 0 {
 		rc.Rate, rc.Arrivals, rc.LatencyLimitMs = cfg.Rate, cfg.Arrivals, ms(cfg.LatencyLimit.Microseconds())
 	}
@@ -356,6 +370,7 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("%d seconds of the timed window completed no transaction (%d errors in the window): see the timeline", res.OutageSeconds, errs))
 	}
+	res.steadiness(w, cfg, r)
 }
 
 // hammerDBNOPM sets the NOPM of a tool that commits the New-Orders this run rolled

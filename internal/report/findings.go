@@ -21,7 +21,7 @@ func findingsSection(srcs []*Source, series []*Series) *Section {
 	t := &Table{Title: "Findings", Columns: []string{"experiment", "finding"},
 		Notes: []string{"NOPM: the database's New-Orders per minute over the timed window, the mean of repeats; ratios are B ÷ A. " +
 			"A difference inside the lowest–highest range of the repeats, or measured over a timed window under " +
-			strconv.Itoa(int(driver.CounterWindow.Seconds())) + " s, names no winner."}}
+			strconv.Itoa(int(driver.CounterWindow.Seconds())) + " s or one judged unsteady (docs/steadiness.md), names no winner."}}
 	add := func(experiment string, sentences []string) {
 		for _, s := range sentences {
 			t.Rows = append(t.Rows, []string{experiment, s})
@@ -153,6 +153,10 @@ func comparePoints(nameB, nameA string, b, a *Point, where string) string {
 		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s%s; the timed windows (%s) are under %s, too short for the database counters: no winner named.",
 			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits, seconds(w), seconds(driver.CounterWindow))
 	}
+	if u := unsteadyText([]string{nameB, nameA}, []*Point{b, a}); u != "" {
+		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s%s; not every timed window was steady (%s), so a mean is over a changing rate: no winner named.",
+			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits, u)
+	}
 	if !storageBound {
 		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s%s: the difference does not measure the storage, no winner named.",
 			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits)
@@ -277,6 +281,13 @@ func singleSweepFinding(s *Series) string {
 	}
 	if w := shortestWindow(all...); w < driver.CounterWindow {
 		out += fmt.Sprintf("; the timed windows (%s) are under %s, too short for the database counters: indicative only", seconds(w), seconds(driver.CounterWindow))
+	}
+	var names []string
+	for _, p := range all {
+		names = append(names, "at "+usersText(p.Users))
+	}
+	if u := unsteadyText(names, all); u != "" {
+		out += "; not every timed window was steady (" + u + "): indicative only"
 	}
 	return out + "."
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/steady"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -30,6 +31,7 @@ type figures struct {
 	nopm, p95, await, p99 float64
 	window                time.Duration
 	tpmSource             string
+	steadiness            *steady.Verdict
 }
 
 func runResult(users int, f figures) *driver.Result {
@@ -46,6 +48,7 @@ func runResult(users int, f figures) *driver.Result {
 			Disks:   []metrics.Disk{{Device: "vdb", Roles: []string{"data"}, ReadIOPS: 100, WriteIOPS: 300, ReadAwaitMs: f.await, WriteAwaitMs: f.await}},
 			Latency: []metrics.Latency{{Device: "vdb", IOs: 1000, P99Ms: f.p99}}}}}
 	r.Transactions.NewOrder.P95Ms = f.p95
+	r.Steadiness = f.steadiness
 	if f.await == 0 {
 		r.System = nil // no metrics sampled
 	}
@@ -273,6 +276,50 @@ func TestFindingsNoWinner(t *testing.T) {
 	}
 }
 
+// TestFindingsUnsteady: a comparison with an unsteady window on either side is stated
+// with its numbers and the verdicts but names no winner, and one sweep's figures
+// over unsteady windows are indicative only; windows too short to judge, or steady,
+// leave the comparison standing. The per-step table marks the unsteady points.
+func TestFindingsUnsteady(t *testing.T) {
+	drifting := &steady.Verdict{SlopePctPerMin: -38, SlopeErrPct: 2, CVPct: 21, Seconds: 60}
+	swinging := &steady.Verdict{SlopePctPerMin: 1, SlopeErrPct: 5, CVPct: 40, Seconds: 60}
+	steadyOne := &steady.Verdict{Steady: true, SlopePctPerMin: 1, SlopeErrPct: 5, CVPct: 4, Seconds: 60}
+	tooShort := &steady.Verdict{TooShort: true, Seconds: 12}
+	var x fixture
+	x.run(study.UserSweep, "drift", "a", "a/drift", 4, 1, figures{nopm: 1000, p95: 5, steadiness: steadyOne}, nil)
+	x.run(study.UserSweep, "drift", "b", "b/drift", 4, 1, figures{nopm: 3000, p95: 5, steadiness: drifting}, nil)
+	for rep, v := range []*steady.Verdict{steadyOne, swinging, swinging} {
+		x.run(study.UserSweep, "swing", "a", "a/swing", 4, rep+1, figures{nopm: 1000, p95: 5, steadiness: v}, nil)
+		x.run(study.UserSweep, "swing", "b", "b/swing", 4, rep+1, figures{nopm: 3000, p95: 5, steadiness: steadyOne}, nil)
+	}
+	x.run(study.UserSweep, "judged", "a", "a/judged", 4, 1, figures{nopm: 1000, p95: 5, steadiness: tooShort}, nil)
+	x.run(study.UserSweep, "judged", "b", "b/judged", 4, 1, figures{nopm: 3000, p95: 5, steadiness: steadyOne}, nil)
+	x.run(study.UserSweep, "alone", "a", "a/alone", 1, 1, figures{nopm: 500, p95: 5, steadiness: steadyOne}, nil)
+	x.run(study.UserSweep, "alone", "a", "a/alone", 4, 1, figures{nopm: 1000, p95: 5, steadiness: drifting}, nil)
+	got := findingsOf(t, x.source())
+	want := []string{
+		"drift (user-sweep): b/drift vs a/drift at 4 users: 3,000 vs 1,000 NOPM; New-Order p95 5.00 vs 5.00 ms (1x); what limited each side was not recorded; not every timed window was steady (b/drift: UNSTEADY (slope -38%/min)), so a mean is over a changing rate: no winner named.",
+		"swing (user-sweep): b/swing vs a/swing at 4 users: 3,000 vs 1,000 NOPM; New-Order p95 5.00 vs 5.00 ms (1x); what limited each side was not recorded; not every timed window was steady (a/swing: 2 of 3 runs UNSTEADY), so a mean is over a changing rate: no winner named.",
+		// Too short to judge is not unsteady: the comparison stands.
+		"judged (user-sweep): b/judged delivers 3x the NOPM of a/judged at 4 users (3,000 vs 1,000); New-Order p95 5.00 vs 5.00 ms (1x); what limited each side was not recorded.",
+		"alone (user-sweep): a/alone peaks at 1,000 NOPM at 4 users (New-Order p95 5.00 ms); 2x the NOPM of 1 user; not every timed window was steady (at 4 users: UNSTEADY (slope -38%/min)): indicative only.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The per-step table marks the database figures of the points with an unsteady run.
+	table := stepTable(sweeps([]*Source{x.source()}))
+	var cells []string
+	for _, r := range table.Rows {
+		cells = append(cells, r[0]+" "+r[3])
+	}
+	wantCells := []string{"a/drift 1,000", "b/drift 3,000 §", "a/swing 1,000 (1,000–1,000) §", "b/swing 3,000 (3,000–3,000)",
+		"a/judged 1,000", "b/judged 3,000", "a/alone 500", "a/alone 1,000 §"}
+	if !slices.Equal(cells, wantCells) || !strings.Contains(strings.Join(table.Notes, "\n"), "§ a run of this point had a timed window judged unsteady") {
+		t.Errorf("per-step NOPM cells:\n%s\nwant:\n%s\nnotes %q", strings.Join(cells, "\n"), strings.Join(wantCells, "\n"), table.Notes)
+	}
+}
+
 // TestHeadlineWithinExperiments: a sweep at 1, 2, 3, 5, 8 users beside memory
 // variants at 4 users share no user count; each experiment still gets its
 // like-for-like column, against its own reference.
@@ -438,5 +485,27 @@ func TestFindingsSayWhatLimited(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestTimelineSteadiness: a run's throughput chart says whether its window was steady;
+// one run until steady is drawn to its end, not its planned duration, with the
+// seconds judged shaded.
+func TestTimelineSteadiness(t *testing.T) {
+	run := runResult(1, figures{nopm: 1000, window: 95 * time.Second, steadiness: &steady.Verdict{Steady: true, CVPct: 4, Seconds: 30}})
+	run.Config.DurationSeconds, run.Config.UntilSteadySeconds, run.UntilSteadyEnded = 30, 600, driver.EndedSteady
+	for s := -2; s <= 95; s++ {
+		run.Timeline = append(run.Timeline, driver.Second{T: s, TPM: 60000})
+	}
+	option := string(runCharts(run, false, false)[0].Option)
+	for _, want := range []string{"window steady, run until steady: 95 s (shaded: the last 30 s, judged)", `"judged"`, "[95,60000,"} {
+		if !strings.Contains(option, want) {
+			t.Errorf("the throughput chart lacks %q:\n%s", want, option)
+		}
+	}
+	run.Steadiness, run.Config.UntilSteadySeconds, run.UntilSteadyEnded = &steady.Verdict{SlopePctPerMin: -38, SlopeErrPct: 2, CVPct: 21, Seconds: 30}, 0, ""
+	option = string(runCharts(run, false, false)[0].Option)
+	if !strings.Contains(option, "window UNSTEADY (slope -38%/min)") || strings.Contains(option, "[95,60000,") || strings.Contains(option, `"judged"`) {
+		t.Errorf("an unsteady 30 s window's chart is not marked, or is drawn past its end:\n%s", option)
 	}
 }

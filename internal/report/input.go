@@ -122,6 +122,9 @@ func loadStore(dir string) (*Source, error) {
 	for _, u := range unreadable {
 		src.Notes = append(src.Notes, fmt.Sprintf("%s: step %d is not shown: %s", src.Label, u.Seq, u))
 	}
+	for i := range src.Steps {
+		judgeStored(src.Steps[i].Run)
+	}
 	// A store without its environment record (no target prepared yet) has nothing
 	// to say; one that does not read is named.
 	env, err := st.Environment()
@@ -175,6 +178,7 @@ func loadFile(path string) (*Source, error) {
 		if err := json.Unmarshal(b, &run); err != nil {
 			return nil, notAResult(path, err)
 		}
+		judgeStored(&run)
 		res.Run, res.Started, res.Ended = &run, run.Start, run.End
 		step.Kind, step.Users, step.Repeat = kindRun, run.Config.Users, 1
 	case keys["results"] != nil:
@@ -194,6 +198,15 @@ func loadFile(path string) (*Source, error) {
 	res.Step = step
 	src.Plan, src.Steps = []study.Step{step}, []study.StepResult{res}
 	return src, nil
+}
+
+// judgeStored gives a run stored before storbench judged its window's steadiness
+// the verdict its timeline gets by the same rule (driver.Judge).
+func judgeStored(run *driver.Result) {
+	if run != nil && run.Steadiness == nil && len(run.Timeline) > 0 {
+		v := driver.Judge(run.Timeline, run.Config.DurationSeconds)
+		run.Steadiness = &v
+	}
 }
 
 // kindRun is the step kind of a single run given as a JSON file.

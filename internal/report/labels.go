@@ -62,6 +62,8 @@ const (
 	markShortWindow = "†"
 	// markClient: the client's count standing in for the database's.
 	markClient = "‡"
+	// markUnsteady: a figure of a point a run of which had an unsteady window.
+	markUnsteady = "§"
 )
 
 // databaseCell is a point's database figure for the per-step table, marked as
@@ -72,26 +74,33 @@ func databaseCell(p *Point, figure string, s Stat) string {
 
 // databaseMark marks a point's database figure (" ‡", " †" or "") when it is the
 // client's count, or a database TPM over a window too short for the counters'
-// publication lag; databaseNotes explain the marks.
+// publication lag, and (" §") when a run's window was unsteady; databaseNotes
+// explain the marks.
 func databaseMark(p *Point, figure string, s Stat) string {
+	mark := ""
 	switch {
 	case s.N == 0:
+		return ""
 	case pointFromClient(p, figure):
-		return " " + markClient
+		mark = " " + markClient
 	case figure == "tpm_db" && pointIndicative(p):
-		return " " + markShortWindow
+		mark = " " + markShortWindow
 	}
-	return ""
+	if pointUnsteady(p) {
+		mark += " " + markUnsteady
+	}
+	return mark
 }
 
 // databaseNotes explain the marks the per-step table of series uses.
 func databaseNotes(series []*Series) []string {
-	var short, client bool
+	var short, client, unsteady bool
 	for _, s := range series {
 		for i := range s.Points {
 			p := &s.Points[i]
 			client = client || pointFromClient(p, "tpm_db") || pointFromClient(p, "nopm_db")
 			short = short || pointIndicative(p)
+			unsteady = unsteady || pointUnsteady(p)
 		}
 	}
 	var notes []string
@@ -100,6 +109,9 @@ func databaseNotes(series []*Series) []string {
 	}
 	if client {
 		notes = append(notes, markClient+" client count: the database kept no counter for this figure (SQLite has no transaction counter) or could not be read at the window's end, so storbench's own count stands in.")
+	}
+	if unsteady {
+		notes = append(notes, markUnsteady+" a run of this point had a timed window judged unsteady (its throughput drifted or swung past the limits of docs/steadiness.md): the figure is a mean over a changing rate, from which the findings name no winner; each run's chart under Second by second says why.")
 	}
 	return notes
 }

@@ -37,7 +37,7 @@ func timelineSection(srcs []*Source) *Section {
 		return nil
 	}
 	return &Section{ID: "timeline", Title: "Second by second",
-		Intro:  []string{"Pick a run. Throughput is storbench's client count per second (× 60 for a per-minute rate); disk figures are /proc/diskstats per sampling interval (IOPS, MB/s = 10^6 bytes, average ms per I/O); p99 is the per-I/O block-layer percentile of each interval where it was traced (bpftrace). T = 0 is the start of the timed window."},
+		Intro:  []string{"Pick a run. Throughput is storbench's client count per second (× 60 for a per-minute rate); disk figures are /proc/diskstats per sampling interval (IOPS, MB/s = 10^6 bytes, average ms per I/O); p99 is the per-I/O block-layer percentile of each interval where it was traced (bpftrace). T = 0 is the start of the timed window; each throughput chart says whether its window was steady (docs/steadiness.md)."},
 		Blocks: []Block{{Picker: p}}}
 }
 
@@ -48,7 +48,7 @@ func timelineSection(srcs []*Source) *Section {
 func runCharts(run *driver.Result, roles, waits bool) []Chart {
 	var t, tpm, nopm, errs, offered, skipped []float64
 	anyErrors, anySkipped := false, false
-	end := run.Config.DurationSeconds
+	end := windowSeconds(run)
 	if end <= 0 {
 		end = math.Inf(1) // a result that does not say: all of it
 	}
@@ -82,7 +82,11 @@ func runCharts(run *driver.Result, roles, waits bool) []Chart {
 	if run.Config.RampSeconds > 0 {
 		ramp = []window{{Name: "ramp-up", Start: -run.Config.RampSeconds, End: 0}}
 	}
-	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60; shaded: ramp-up", "s", "per minute", y2, series, ramp)
+	spans := ramp
+	if v := run.Steadiness; v != nil && run.UntilSteadyEnded != "" {
+		spans = append(slices.Clone(ramp), window{Name: "judged", Start: end - float64(v.Seconds), End: end})
+	}
+	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60; shaded: ramp-up"+steadinessSubtitle(run), "s", "per minute", y2, series, spans)
 	disks, latency := diskCharts(within(run.System, end), ramp)
 	out := []Chart{throughput, disks, latency}
 	if roles {

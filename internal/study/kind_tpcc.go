@@ -6,12 +6,13 @@ package study
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/storbench/storbench/internal/driver"
 )
 
 // sweepKnobs are the keys of a user sweep.
-var sweepKnobs = []string{"users", "ramp", "duration", "repeats"}
+var sweepKnobs = []string{"users", "ramp", "duration", "repeats", "until_steady"}
 
 // sweep checks a TPC-C experiment's users, window and repeats.
 func (c *checker) sweep(i int, e *Experiment) {
@@ -20,6 +21,7 @@ func (c *checker) sweep(i int, e *Experiment) {
 		c.errf(p("users"), "%s has no users", "add users: e.g. [1, 2, 4, 8] or fibonacci: 89", label(e))
 	}
 	c.window(i, e)
+	c.untilSteady(i, e)
 	if !c.doc.Has(p("repeats")) {
 		e.Repeats = DefaultRepeats
 	} else if e.Repeats < 1 {
@@ -45,6 +47,21 @@ func (c *checker) window(i int, e *Experiment) {
 	}
 }
 
+// untilSteady checks an experiment's until_steady against its duration.
+func (c *checker) untilSteady(i int, e *Experiment) {
+	p := fmt.Sprintf("experiments[%d].until_steady", i)
+	if !c.doc.Has(p) {
+		return
+	}
+	if e.UntilSteady == nil || !c.doc.Has(p+".max") {
+		c.errf(p, "%s has no max", "give the longest the timed window may run, e.g. until_steady: {max: 10m}", p)
+		return
+	}
+	if err := driver.CheckUntilSteady(p+".max", e.UntilSteady.Max.Duration, e.Duration.Duration); err != nil {
+		c.refuse(p+".max", err)
+	}
+}
+
 // sweepSteps are one user sweep on a target, whole once per repeat.
 func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id string) []Step {
 	for rep := 1; rep <= e.Repeats; rep++ {
@@ -53,16 +70,27 @@ func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id 
 			b.ID = fmt.Sprintf("%s/users=%d/rep=%d", id, users, rep)
 			b.Users, b.Repeat = users, rep
 			b.Ramp, b.Duration = e.Ramp.Duration, e.Duration.Duration
-			b.Estimate = b.Ramp + b.Duration + stepRestore(s, t)
+			if e.UntilSteady != nil {
+				b.UntilSteady = e.UntilSteady.Max.Duration
+			}
+			b.Estimate = b.Ramp + b.window() + stepRestore(s, t)
 			steps = append(steps, b)
 		}
 	}
 	return steps
 }
 
+// window is the longest a TPC-C step's timed window may run: its duration, or the
+// max of a window run until steady.
+func (st Step) window() time.Duration { return max(st.Duration, st.UntilSteady) }
+
 // describeTPCC is a TPC-C step's line in the plan, after what its kind adds.
 func describeTPCC(st Step, parts ...string) string {
+	window := roughDuration(st.Duration)
+	if st.UntilSteady > 0 {
+		window += " until steady, at most " + roughDuration(st.UntilSteady)
+	}
 	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat),
-		"ramp "+roughDuration(st.Ramp), roughDuration(st.Duration))
+		"ramp "+roughDuration(st.Ramp), window)
 	return strings.Join(parts, "  ")
 }

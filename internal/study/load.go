@@ -97,6 +97,7 @@ var studyFile = yamlfile.Options{
 		{Type: Workload{}, Name: "workload"},
 		{Type: Experiment{}, Name: "an experiment"},
 		{Type: Noisy{}, Name: "noisy"},
+		{Type: UntilSteady{}, Name: "until_steady"},
 		{Type: Metrics{}, Name: "metrics"},
 		{Type: cost.Model{}, Name: "costs"},
 		{Type: cost.Licence{}, Name: "a licence under costs"},

@@ -34,6 +34,8 @@ type Step struct {
 	Repeat   int           `json:"repeat,omitempty"` // 1-based
 	Ramp     time.Duration `json:"ramp,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
+	// UntilSteady is the longest the window may run until steady (0: Duration).
+	UntilSteady time.Duration `json:"until_steady,omitempty"`
 
 	// storage-profiles: one fio profile on one of the target's paths.
 	Profile  string        `json:"profile,omitempty"`

@@ -318,3 +318,28 @@ experiments:
 		t.Errorf("a note for data on another filesystem than the backups':\n%s", out)
 	}
 }
+
+// until_steady: every TPC-C step of the experiment may run its window up to the max,
+// which the estimate counts and the plan line says.
+func TestPlanUntilSteady(t *testing.T) {
+	plain := edit("users: [1, 2]", "users: [1, 2]\n    duration: 1m")
+	without := Plan(mustParse(t, plain))
+	with := Plan(mustParse(t, edit("users: [1, 2]", "users: [1, 2]\n    duration: 1m\n    until_steady: {max: 10m}")))
+	if len(with) != len(without) {
+		t.Fatalf("%d steps with until_steady, %d without", len(with), len(without))
+	}
+	for i, st := range with {
+		if st.UntilSteady != 10*time.Minute || st.Duration != time.Minute {
+			t.Errorf("step %s: duration %v until steady %v, want 1m up to 10m", st.ID, st.Duration, st.UntilSteady)
+		}
+		if got := st.Estimate - without[i].Estimate; got != 9*time.Minute {
+			t.Errorf("step %s: estimate %v, %v more than without until_steady, want the 9m the window may run longer", st.ID, st.Estimate, got)
+		}
+		if d := describeStep(st); !strings.HasSuffix(d, "ramp 2m  1m until steady, at most 10m") {
+			t.Errorf("step %s reads %q in the plan", st.ID, d)
+		}
+		if cfg := (&runner{study: mustParse(t, plain)}).driverConfig(st); cfg.UntilSteady != 10*time.Minute {
+			t.Errorf("step %s runs with until steady %v", st.ID, cfg.UntilSteady)
+		}
+	}
+}

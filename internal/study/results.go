@@ -49,7 +49,8 @@ func (s *Store) Find(key string) (*StepResult, error) {
 // runLine is a TPC-C run's headline figures, as a step's log line and the results
 // list show them, each with its source (the database's view, or the client's count
 // standing in for it, as on SQLite for TPM); a database TPM over a window too short
-// for the counters is marked as the report marks it.
+// for the counters is marked as the report marks it, an unsteady window as the
+// report marks it too.
 func runLine(run *driver.Result) string {
 	source := func(figure string) string {
 		if run.FromClient(figure) {
@@ -61,7 +62,27 @@ func runLine(run *driver.Result) string {
 	if run.TPMDBIndicative() {
 		tpm += " " + driver.ShortWindowMark
 	}
-	return fmt.Sprintf("NOPM %.0f (%s), %s, new-order p95 %.2f ms (client)", run.NOPMDB, source("nopm_db"), tpm, run.Transactions.NewOrder.P95Ms)
+	return fmt.Sprintf("NOPM %.0f (%s), %s, new-order p95 %.2f ms (client)", run.NOPMDB, source("nopm_db"), tpm, run.Transactions.NewOrder.P95Ms) + windowPart(run)
+}
+
+// windowPart is what a run's line says of its timed window: how long it ran until
+// steady, and that it was unsteady ("" for a steady window of its duration).
+func windowPart(run *driver.Result) string {
+	var parts []string
+	ran := run.End.Sub(run.Start).Seconds()
+	switch run.UntilSteadyEnded {
+	case driver.EndedSteady:
+		parts = append(parts, fmt.Sprintf("ran %.0f s until steady", ran))
+	case driver.EndedAtMax:
+		parts = append(parts, fmt.Sprintf("ran its longest, %.0f s", ran))
+	}
+	if run.Steadiness.Unsteady() {
+		parts = append(parts, run.Steadiness.Label())
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", window " + strings.Join(parts, ", ")
 }
 
 // headline is a step's one-line summary.
@@ -228,7 +249,7 @@ var csvColumns = []string{"seq", "id", "target", "experiment", "kind", "memory_b
 	"nopm_db", "tpm_db", "nopm_client", "tpm_client", "new_order_p95_ms", "new_order_p99_ms",
 	"cpu_idle_pct", "cpu_iowait_pct", "disk", "disk_read_iops", "disk_write_iops", "disk_write_await_ms", "io_p99_ms",
 	"fio_profile", "fio_point", "fio_iops", "fio_mb_s", "fio_read_p99_ms", "fio_write_p99_ms",
-	"cycle_backup_s", "cycle_backup_mb_s", "cycle_restore_s", "cycle_restore_mb_s", "base_restore_s"}
+	"cycle_backup_s", "cycle_backup_mb_s", "cycle_restore_s", "cycle_restore_mb_s", "base_restore_s", "window_s", "steadiness"}
 
 // ExportKind is the export as outfile knows it again: by its first columns.
 var ExportKind = outfile.CSV("a CSV export storbench wrote", strings.Join(csvColumns[:5], ","))
@@ -267,6 +288,13 @@ func csvRows(r *StepResult) [][]string {
 	if run := r.Run; run != nil {
 		row["nopm_db"], row["tpm_db"], row["nopm_client"], row["tpm_client"] = f(run.NOPMDB), f(run.TPMDB), f(run.NOPMClient), f(run.TPMClient)
 		row["new_order_p95_ms"], row["new_order_p99_ms"] = f(run.Transactions.NewOrder.P95Ms), f(run.Transactions.NewOrder.P99Ms)
+		row["window_s"] = f(run.End.Sub(run.Start).Seconds())
+		if v := run.Steadiness; v != nil {
+			row["steadiness"] = map[bool]string{true: "steady", false: "unsteady"}[v.Steady]
+			if v.TooShort {
+				row["steadiness"] = "too short"
+			}
+		}
 		if sys := run.System; sys != nil {
 			if c := sys.Summary.CPU; c != nil {
 				row["cpu_idle_pct"], row["cpu_iowait_pct"] = f(c.Idle), f(c.IOWait)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/steady"
 )
 
 // results list names a step whose interruption left a partial run kept apart, with
@@ -87,6 +88,33 @@ func TestShortWindowMarked(t *testing.T) {
 	for what, out := range map[string]string{"results list": list.String(), "results show": show.String()} {
 		if !strings.Contains(out, driver.ShortWindowMark) {
 			t.Errorf("%s does not mark the 2 s window's database TPM:\n%s", what, out)
+		}
+	}
+}
+
+// A step's line marks an unsteady window, and says how long a window run until
+// steady ran and how it ended; a steady window of its duration, or one too short to
+// judge, adds nothing.
+func TestUnsteadyWindowMarked(t *testing.T) {
+	start := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	counter := "pg_stat_database xact_commit + xact_rollback of this database, delta over the timed window"
+	run := func(v steady.Verdict, window time.Duration, ended string) *driver.Result {
+		return &driver.Result{Start: start, End: start.Add(window), NOPMDB: 18729, TPMDB: 17196, Steadiness: &v, UntilSteadyEnded: ended,
+			Sources: map[string]string{"tpm_db": counter}}
+	}
+	unsteady := steady.Verdict{SlopePctPerMin: -38, SlopeErrPct: 1, CVPct: 21, Seconds: 60}
+	for _, c := range []struct {
+		run  *driver.Result
+		want string
+	}{
+		{run(unsteady, time.Minute, ""), ", window UNSTEADY (slope -38%/min)"},
+		{run(steady.Verdict{Steady: true, Seconds: 60}, 95*time.Second, driver.EndedSteady), ", window ran 95 s until steady"},
+		{run(unsteady, 10*time.Minute, driver.EndedAtMax), ", window ran its longest, 600 s, UNSTEADY (slope -38%/min)"},
+		{run(steady.Verdict{Steady: true, Seconds: 60}, time.Minute, ""), "(client)"},
+		{run(steady.Verdict{TooShort: true, Seconds: 10}, 10*time.Second, ""), "(client)"},
+	} {
+		if line := runLine(c.run); !strings.HasSuffix(line, c.want) {
+			t.Errorf("line %q, want it to end %q", line, c.want)
 		}
 	}
 }

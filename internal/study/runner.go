@@ -206,7 +206,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	if r.opts.Progress != nil {
 		remaining := r.remainingFrom(step.Seq)
 		cfg.Progress = func(tick driver.Tick) {
-			r.opts.Progress(Progress{Step: step, Of: len(r.steps), Tick: tick, Remaining: remaining + step.Ramp + step.Duration - tick.Elapsed})
+			r.opts.Progress(Progress{Step: step, Of: len(r.steps), Tick: tick, Remaining: remaining + step.Ramp + step.window() - tick.Elapsed})
 		}
 	}
 	out, err := measure.Run(ctx, measure.Point{DSN: t.dsn, Driver: cfg, Version: r.opts.Version, Check: true,
@@ -251,7 +251,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 func (r *runner) driverConfig(step Step) driver.Config {
 	w := r.study.Workload
 	mode, _ := engine.ParseMode(w.Mode)
-	return driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, AllWarehouses: w.AllWarehouses,
+	return driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, UntilSteady: step.UntilSteady, AllWarehouses: w.AllWarehouses,
 		Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: driver.DefaultRetries,
 		ClientCPUs: runtime.GOMAXPROCS(0)}
 }

@@ -123,6 +123,9 @@ type Experiment struct {
 	Ramp     Duration `yaml:"ramp"`
 	Duration Duration `yaml:"duration"`
 	Repeats  int      `yaml:"repeats"` // default 1
+	// UntilSteady runs each timed window past its duration until it is steady,
+	// up to its max (user-sweep, memory-, cpu- and io-sweep, replication).
+	UntilSteady *UntilSteady `yaml:"until_steady"`
 
 	// memory-sweep: the instance's memory for each variant.
 	Memory []Size `yaml:"memory"`
@@ -168,6 +171,12 @@ type Noisy struct {
 	// machine, pg_basebackup streaming over the network) or "host" (over SSH, on
 	// the database's own host, into Path there).
 	RunOn string `yaml:"run_on"`
+}
+
+// UntilSteady is an experiment's until_steady: {max: 10m}: the longest a timed window
+// run until steady may last (driver.Config.UntilSteady).
+type UntilSteady struct {
+	Max Duration `yaml:"max"`
 }
 
 // Metrics configures the sampler of every step.
