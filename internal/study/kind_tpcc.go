@@ -11,9 +11,10 @@ import (
 )
 
 // sweepKnobs are the keys of a user sweep.
-var sweepKnobs = []string{"users", "ramp", "duration", "repeats"}
+var sweepKnobs = []string{"users", "ramp", "duration", "repeats", "rate"}
 
-// sweep checks a TPC-C experiment's users, window and repeats.
+// sweep checks a TPC-C experiment's users, window, repeats and rate (whose pacing
+// against workload.keying openLoop checks).
 func (c *checker) sweep(i int, e *Experiment) {
 	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
 	if len(e.Users.Values) == 0 {
@@ -24,6 +25,9 @@ func (c *checker) sweep(i int, e *Experiment) {
 		e.Repeats = DefaultRepeats
 	} else if e.Repeats < 1 {
 		c.errf(p("repeats"), "repeats %d is too few", "give 1 or more; 3 gives the report a spread", e.Repeats)
+	}
+	if err := driver.CheckRate("", e.Rate); err != nil {
+		c.refuse(p("rate"), err)
 	}
 }
 
@@ -52,7 +56,7 @@ func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id 
 			b := base
 			b.ID = fmt.Sprintf("%s/users=%d/rep=%d", id, users, rep)
 			b.Users, b.Repeat = users, rep
-			b.Ramp, b.Duration = e.Ramp.Duration, e.Duration.Duration
+			b.Ramp, b.Duration, b.Rate = e.Ramp.Duration, e.Duration.Duration, e.Rate
 			b.Estimate = b.Ramp + b.Duration + stepRestore(s, t)
 			steps = append(steps, b)
 		}
@@ -62,7 +66,13 @@ func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id 
 
 // describeTPCC is a TPC-C step's line in the plan, after what its kind adds.
 func describeTPCC(st Step, parts ...string) string {
-	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat),
-		"ramp "+roughDuration(st.Ramp), roughDuration(st.Duration))
+	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat))
+	if st.Rate > 0 {
+		parts = append(parts, "rate "+rateText(st.Rate))
+	}
+	parts = append(parts, "ramp "+roughDuration(st.Ramp), roughDuration(st.Duration))
 	return strings.Join(parts, "  ")
 }
+
+// rateText is an offered rate as the plan and the log write it: "30000 TPM".
+func rateText(tpm float64) string { return fmt.Sprintf("%.0f TPM", tpm) }

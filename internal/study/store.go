@@ -72,6 +72,8 @@ type StepResult struct {
 	Restore *Transfer      `json:"restore,omitempty"`
 	// Consolidation is a consolidation step's instances, disks and backups.
 	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
+	// Capacity is a capacity step's search: every probe and what it found.
+	Capacity *CapacityRun `json:"capacity,omitempty"`
 	// Checks are the consistency conditions verified on the database after a run.
 	Checks []CheckResult `json:"checks,omitempty"`
 	// Memory and CPUs are the managed instance's memory and CPU set for the step (the
