@@ -255,7 +255,7 @@ func TestCapacityJudge(t *testing.T) {
 		t.Errorf("no Delivery completed: %+v", p)
 	}
 	c.SLO = SLO{Transaction: "new-order", Percentile: 90, Ms: 5, DiskP99Ms: 2}
-		if _, err := c.judge(r); err == nil || !strings.Contains(err.Error(), "disk_p99_ms: the data disk's per-I/O latency was not traced") {
+	if _, err := c.judge(r); err == nil || !strings.Contains(err.Error(), "disk_p99_ms: the data disk's per-I/O latency was not traced") {
 		t.Errorf("a disk objective without traced latency: %v", err)
 	}
 	r.System = &metrics.Report{Summary: metrics.Summary{Disks: []metrics.Disk{{Device: "vdb", Roles: []string{"wal"}}, {Device: "vdc", Roles: []string{"data"}}},
