@@ -30,6 +30,9 @@ func findingsSection(srcs []*Source, series []*Series) *Section {
 	for _, g := range sweepGroups(series) {
 		add(g.label(), g.findings())
 	}
+	for _, e := range capacityExperiments(srcs) {
+		add(e.Name+" (capacity)", e.findings())
+	}
 	for _, e := range transferExperiments(srcs) {
 		add(e.Name+" (backup and restore)", e.findings())
 	}

@@ -104,6 +104,7 @@ func Build(srcs []*Source, o Options) (*Report, error) {
 		add(headlineSection(series))
 	}
 	add(sweepSections(series)...)
+	add(capacitySections(srcs)...)
 	add(timelineSection(srcs))
 	add(profilesSection(srcs))
 	add(backupSection(srcs))

@@ -299,7 +299,7 @@ func (r *runner) capacity(ctx context.Context, t *target, step Step, res *StepRe
 		}
 		fmt.Fprintf(r.opts.Log, "  %s probe %d/%d at %s: %s (%s)\n", step.Target, len(c.Probes), c.MaxProbes, rateText(rate), verdict, p.Why)
 	}
-	c.conclude()
+	c.Conclude()
 	fmt.Fprintf(r.opts.Log, "  %s: %s\n", step.Target, c.Summary())
 	return nil
 }
@@ -356,8 +356,8 @@ func (c *CapacityRun) nextRate() (float64, bool) {
 	return rate, true
 }
 
-// conclude sets how the search ended and the capacity it found.
-func (c *CapacityRun) conclude() {
+// Conclude sets, from the probes, how the search ended and the capacity it found.
+func (c *CapacityRun) Conclude() {
 	pass, fail := c.bracket()
 	c.Best, c.Fail, c.CapacityTPM, c.CapacityNOPM = pass+1, fail+1, 0, 0
 	switch {

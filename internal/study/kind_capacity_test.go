@@ -152,7 +152,7 @@ func search(c *CapacityRun, capacity float64) []float64 {
 		rates = append(rates, rate)
 		c.Probes = append(c.Probes, CapacityProbe{RateTPM: rate, Pass: rate <= capacity, AchievedTPM: rate - 1, NOPM: rate / 2})
 	}
-	c.conclude()
+	c.Conclude()
 	return rates
 }
 
