@@ -133,3 +133,56 @@ func TestCapacitySection(t *testing.T) {
 		t.Errorf("audited runs %+v", runs)
 	}
 }
+
+// fixtureCapacity is a real capacity study's store: two RAM-backed loop devices, the
+// second throttled to 200 write IOPS, searched from 8,000 TPM to 50% in 6 probes.
+const fixtureCapacity = "testdata/capacity"
+
+// TestCapacityFromStore: a stored capacity study gets its section, a curve per
+// target, every probe in the table, and a finding that names the throttled target's
+// capacity as a share of the other's.
+func TestCapacityFromStore(t *testing.T) {
+	r := build(t, fixtureCapacity)
+	var sec *Section
+	for i := range r.Sections {
+		if r.Sections[i].ID == "capacity-cap" {
+			sec = &r.Sections[i]
+		}
+	}
+	if sec == nil {
+		t.Fatalf("sections %v: no capacity-cap", r.SectionIDs())
+	}
+	var charts []string
+	rows := 0
+	for _, b := range sec.Blocks {
+		if b.Chart != nil {
+			charts = append(charts, b.Chart.Title)
+		}
+		if b.Table != nil {
+			rows += len(b.Table.Rows)
+		}
+	}
+	if want := []string{"Capacity of fast/cap: New-Order p90 against throughput", "Capacity of slow/cap: New-Order p90 against throughput"}; !slices.Equal(charts, want) || rows != 9 {
+		t.Errorf("charts %q and %d probe rows, want %q and the 6 + 3 probes", charts, rows, want)
+	}
+	// 2,625 ÷ 27,450 = 0.0956.
+	want := "slow/cap carries 0.1x the NOPM of fast/cap within New-Order p90 ≤ 50 ms (2,625 vs 27,450, client counts); limited by slow/cap: "
+	if got := findingsOf(t, r.Sources...); len(got) != 1 || !strings.HasPrefix(got[0], "cap (capacity): "+want+"storage (reads)") || !strings.Contains(got[0], ", fast/cap: mixed (storage, cpu) — ") {
+		t.Errorf("findings %q, want one starting %q and quoting each side's verdict", got, want)
+	}
+}
+
+// A run whose own verdict is mixed is quoted as it is: "its repeats differed" is for
+// repeats whose verdicts disagree (the fast target of fixtureCapacity was "mixed
+// (storage, cpu)" at its capacity, and the finding said its repeats differed).
+func TestFindingsQuoteAMixedVerdict(t *testing.T) {
+	mixed := &bottleneck.Verdict{Kind: bottleneck.Mixed, Detail: "mixed (storage, cpu)", Figures: []bottleneck.Figure{{Name: "host CPU idle", Value: 3, Unit: "%"}}}
+	one := &Point{Steps: []*study.StepResult{{Run: &driver.Result{Bottleneck: mixed}}}}
+	if got, want := pointVerdict(one), "mixed (storage, cpu) — host CPU idle 3%"; got != want {
+		t.Errorf("one mixed run: %q, want %q", got, want)
+	}
+	two := &Point{Steps: []*study.StepResult{{Run: &driver.Result{Bottleneck: mixed}}, {Run: &driver.Result{Bottleneck: cpuBound}}}}
+	if got, want := pointVerdict(two), "its repeats differed: mixed (storage, cpu), cpu (database host)"; got != want {
+		t.Errorf("repeats that differ: %q, want %q", got, want)
+	}
+}

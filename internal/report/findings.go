@@ -215,7 +215,8 @@ func pointVerdict(p *Point) string {
 			details = append(details, d)
 		}
 	}
-	if kind == bottleneck.Mixed {
+	// A run whose own verdict is mixed is not repeats that differed.
+	if kind == bottleneck.Mixed && len(details) > 1 {
 		return "its repeats differed: " + strings.Join(details, ", ")
 	}
 	v := p.Steps[0].Run.Bottleneck
