@@ -80,6 +80,13 @@ experiments:
 				t.Errorf("%s probe %d restored the base image for %.1f s first", s.Step.ID, i+1, p.RestoreSeconds)
 			}
 		}
+		var restored float64
+		for _, p := range c.Probes {
+			restored += p.RestoreSeconds
+		}
+		if s.RestoreSeconds != restored {
+			t.Errorf("%s: %.2f s restoring stored for the step, its probes' add up to %.2f", s.Step.ID, s.RestoreSeconds, restored)
+		}
 		found[s.Step.Target] = c
 		t.Logf("%s: %s", s.Step.Target, c.Summary())
 	}

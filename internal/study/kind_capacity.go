@@ -289,6 +289,7 @@ func (r *runner) capacity(ctx context.Context, t *target, step Step, res *StepRe
 		}
 		p, err := c.judge(out.Run)
 		p.RestoreSeconds = t.restoreSeconds
+		res.RestoreSeconds += p.RestoreSeconds
 		c.Probes = append(c.Probes, p)
 		if err != nil {
 			return fmt.Errorf("probe %d at %s: %w", len(c.Probes), rateText(rate), err)

@@ -109,7 +109,8 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 		fmt.Fprintf(r.opts.Log, "step %d/%d %s: about %s to go\n", step.Seq, len(r.steps), step.ID, r.remainingFrom(i).Round(time.Second))
 		res := &StepResult{Step: step, Started: time.Now()}
 		err := r.runStep(ctx, step, res)
-		if t := r.targets[step.Target]; t != nil {
+		// A kind that restored more than once (a capacity search's probes) said so.
+		if t := r.targets[step.Target]; t != nil && res.RestoreSeconds == 0 {
 			res.RestoreSeconds = t.restoreSeconds
 		}
 		res.Ended = time.Now()

@@ -63,7 +63,8 @@ type StepResult struct {
 	Step    Step      `json:"step"`
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended"`
-	// RestoreSeconds is the time the step spent restoring the base image first.
+	// RestoreSeconds is the time the step spent restoring the base image first (a
+	// capacity search: before all its probes).
 	RestoreSeconds float64 `json:"restore_s,omitempty"`
 	// One of these, by the step's kind.
 	Run     *driver.Result `json:"run,omitempty"`
