@@ -1,12 +1,10 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/storbench/storbench/internal/study"
 	"github.com/storbench/storbench/internal/testsupport/looptest"
@@ -26,9 +24,7 @@ func TestCapacityStudy(t *testing.T) {
 	}
 	fast := looptest.MountIn(t, "/dev/shm", 1<<30)
 	slow := looptest.MountIn(t, "/dev/shm", 1<<30)
-	dir := diskTempDir(t, "study-capacity-")
-	file := filepath.Join(dir, "study.yaml")
-	must(t, os.WriteFile(file, []byte(`name: capacity
+	results, out := runStudyFile(t, `name: capacity
 targets:
   - name: fast
     path: `+filepath.Join(fast.Dir, "pg")+`
@@ -49,15 +45,8 @@ experiments:
     start_rate: 8000
     precision: 0.5
     max_probes: 6
-`), 0o644))
-	results := filepath.Join(dir, "results")
-	start := time.Now()
-	// A process of its own: the driver's CPU is then its own, not every test's.
-	code, out, errOut := (binaryIn{}).run(t, "study", "run", file, "--results", results)
-	t.Logf("study run took %s:\n%s", time.Since(start).Round(time.Second), out)
-	if code != 0 {
-		t.Fatalf("study run: exit %d\n%s%s", code, out, errOut)
-	}
+`)
+	t.Logf("study run:\n%s", out)
 	store, err := study.ReadStore(results)
 	must(t, err)
 	steps, bad, err := store.ReadSteps()
@@ -100,13 +89,7 @@ experiments:
 		t.Errorf("capacities: fast %s; slow %s: want the slow one lower", f.Summary(), s.Summary())
 	}
 
-	html := filepath.Join(dir, "report.html")
-	if code, out, errOut := storbench(t, "report", results, "-o", html); code != 0 {
-		t.Fatalf("report: exit %d\n%s%s", code, out, errOut)
-	}
-	b, err := os.ReadFile(html)
-	must(t, err)
-	page := strings.ReplaceAll(string(b), "&#39;", "'")
+	page := reportPage(t, results)
 	for _, want := range []string{"Capacity of fast/cap: New-Order p90 against throughput", "Capacity of slow/cap: New-Order p90 against throughput", "objective 50 ms"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks the curve's %q", want)
