@@ -32,15 +32,19 @@ func capacityExperiments(srcs []*Source) []*capacityExperiment {
 	for _, src := range srcs {
 		for i := range src.Steps {
 			r := &src.Steps[i]
-			if r.Capacity == nil {
+			if r.Capacity == nil || len(r.Capacity.Probes) == 0 {
 				continue
 			}
-			k := slices.IndexFunc(out, func(e *capacityExperiment) bool { return e.Name == r.Step.Experiment && e.SLO == r.Capacity.SLO })
+			// The outcome as the stored probes give it: a step file is not trusted to
+			// point at probes it has.
+			c := *r.Capacity
+			c.Conclude()
+			k := slices.IndexFunc(out, func(e *capacityExperiment) bool { return e.Name == r.Step.Experiment && e.SLO == c.SLO })
 			if k < 0 {
-				out = append(out, &capacityExperiment{Name: r.Step.Experiment, SLO: r.Capacity.SLO})
+				out = append(out, &capacityExperiment{Name: r.Step.Experiment, SLO: c.SLO})
 				k = len(out) - 1
 			}
-			out[k].Searches = append(out[k].Searches, capacitySearch{Name: qualified(srcs, src, r.Step.ID), Run: r.Capacity})
+			out[k].Searches = append(out[k].Searches, capacitySearch{Name: qualified(srcs, src, r.Step.ID), Run: &c})
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -184,5 +185,28 @@ func TestFindingsQuoteAMixedVerdict(t *testing.T) {
 	two := &Point{Steps: []*study.StepResult{{Run: &driver.Result{Bottleneck: mixed}}, {Run: &driver.Result{Bottleneck: cpuBound}}}}
 	if got, want := pointVerdict(two), "its repeats differed: mixed (storage, cpu), cpu (database host)"; got != want {
 		t.Errorf("repeats that differ: %q, want %q", got, want)
+	}
+}
+
+// A stored search is not trusted to point at probes it has: the report takes the
+// outcome its probes give, and the one-line summary states none it cannot show.
+func TestCapacityStoredOutcomeNotTrusted(t *testing.T) {
+	var x fixture
+	x.capacity("nvme", probe{rate: 32000, achieved: 32000, latency: 2, pass: true}, probe{rate: 33000, achieved: 33000, latency: 7})
+	c := x.steps[0].Capacity
+	c.Best, c.Fail, c.Outcome = 9, -3, study.CapacityFound
+	if got := c.Summary(); got != "2 probes within New-Order p90 ≤ 5 ms, no outcome" {
+		t.Errorf("summary of a search pointing past its probes: %q", got)
+	}
+	r, err := Build([]*Source{x.source()}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(io.Discard, r); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"cap (capacity): nvme/cap: capacity 32000 TPM (16000 NOPM) within New-Order p90 ≤ 5 ms: passed at 32000 TPM, failed at 33000 TPM (2 probes)."}
+	if got := findingsOf(t, x.source()); !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
 	}
 }

@@ -375,31 +375,33 @@ func (c *CapacityRun) Conclude() {
 	c.CapacityTPM, c.CapacityNOPM = c.Probes[pass].AchievedTPM, c.Probes[pass].NOPM
 }
 
-// Summary is the search's outcome in one line, for the log and results list.
+// Summary is the search's outcome in one line, for the log and results list. A
+// stored search is read without trusting it: an outcome its probes do not bear out is
+// not stated.
 func (c *CapacityRun) Summary() string {
 	n := tpcc.Count(len(c.Probes), "probe")
-	var pass, fail *CapacityProbe
-	if c.Best > 0 {
-		pass = &c.Probes[c.Best-1]
+	probe := func(i int) *CapacityProbe {
+		if i < 1 || i > len(c.Probes) {
+			return nil
+		}
+		return &c.Probes[i-1]
 	}
-	if c.Fail > 0 {
-		fail = &c.Probes[c.Fail-1]
-	}
-	switch c.Outcome {
-	case CapacityFound:
+	pass, fail := probe(c.Best), probe(c.Fail)
+	switch {
+	case c.Outcome == CapacityFound && pass != nil && fail != nil:
 		return fmt.Sprintf("capacity %.0f TPM (%.0f NOPM) within %s: passed at %s, failed at %s (%s)",
 			c.CapacityTPM, c.CapacityNOPM, c.SLO, rateText(pass.RateTPM), rateText(fail.RateTPM), n)
-	case CapacityWide:
+	case c.Outcome == CapacityWide && pass != nil && fail != nil:
 		return fmt.Sprintf("capacity at least %.0f TPM (%.0f NOPM) within %s: passed at %s, failed at %s, %.0f%% apart when the %s ran out (precision %g)",
 			c.CapacityTPM, c.CapacityNOPM, c.SLO, rateText(pass.RateTPM), rateText(fail.RateTPM), 100*(fail.RateTPM/pass.RateTPM-1), n, c.Precision)
-	case CapacityNoFailure:
+	case c.Outcome == CapacityNoFailure && pass != nil:
 		return fmt.Sprintf("every probe passed %s, the highest at %s (%.0f TPM, %.0f NOPM achieved): the capacity is higher (give a higher start_rate or more max_probes) (%s)",
 			c.SLO, rateText(pass.RateTPM), c.CapacityTPM, c.CapacityNOPM, n)
-	case CapacityNoPass:
+	case c.Outcome == CapacityNoPass && fail != nil:
 		return fmt.Sprintf("no probe passed %s, down to %s: the capacity is lower (give a lower start_rate, more max_probes, or check the users can carry the rate) (%s)",
 			c.SLO, rateText(fail.RateTPM), n)
 	}
-	return n
+	return fmt.Sprintf("%s within %s, no outcome", n, c.SLO)
 }
 
 // judge decides whether a probe's run met the objective, and says why.
