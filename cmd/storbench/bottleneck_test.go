@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/driver"
@@ -165,9 +166,7 @@ func TestFindingNamesEachSidesBottleneck(t *testing.T) {
 	}
 	slow := looptest.Mount(t, 2<<30)
 	ram := looptest.MountIn(t, "/dev/shm", 1<<30)
-	dir := diskTempDir(t, "study-limits-")
-	file := filepath.Join(dir, "study.yaml")
-	must(t, os.WriteFile(file, []byte(`name: limits
+	results, _ := runStudyFile(t, `name: limits
 targets:
   - name: throttled
     path: `+filepath.Join(slow.Dir, "pg")+`
@@ -185,20 +184,8 @@ experiments:
     users: [4]
     ramp: 2s
     duration: 10s
-`), 0o644))
-	results := filepath.Join(dir, "results")
-	// A process of its own, as runVerdict's: in this one the driver's CPU and
-	// run-queue wait would be every test's beside it, and its verdict the client.
-	if code, out, errOut := (binaryIn{}).run(t, "study", "run", file, "--results", results); code != 0 {
-		t.Fatalf("study run: exit %d\n%s%s", code, out, errOut)
-	}
-	html := filepath.Join(dir, "report.html")
-	if code, out, errOut := storbench(t, "report", results, "-o", html); code != 0 {
-		t.Fatalf("report: exit %d\n%s%s", code, out, errOut)
-	}
-	b, err := os.ReadFile(html)
-	must(t, err)
-	page := strings.ReplaceAll(string(b), "&#39;", "'")
+`)
+	page := reportPage(t, results)
 	// The finding: "onecpu/sweep vs throttled/sweep at 4 users: … NOPM …; limited by
 	// onecpu/sweep: cpu (instance limit 1 CPU) — …, throttled/sweep: storage (…) — …".
 	i := strings.Index(page, "limited by onecpu/sweep: cpu")
@@ -209,6 +196,37 @@ experiments:
 	if rest := page[i:]; !regexp.MustCompile(`throttled/sweep[^:;]*: storage`).MatchString(rest[:min(len(rest), 600)]) {
 		t.Errorf("the finding does not name the throttled target's storage bottleneck:\n%s", rest[:min(len(rest), 600)])
 	}
+}
+
+// runStudyFile runs a study file of that text in a new directory and returns its results
+// store and what study run printed. The study runs in a process of its own, as
+// runVerdict's run: in this one the driver's CPU and run-queue wait would be every
+// test's beside it, and its verdicts the client.
+func runStudyFile(t *testing.T, text string) (results, out string) {
+	t.Helper()
+	dir := diskTempDir(t, "study-")
+	file := filepath.Join(dir, "study.yaml")
+	must(t, os.WriteFile(file, []byte(text), 0o644))
+	results = filepath.Join(dir, "results")
+	start := time.Now()
+	code, out, errOut := (binaryIn{}).run(t, "study", "run", file, "--results", results)
+	t.Logf("study run took %s", time.Since(start).Round(time.Second))
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s%s", code, out, errOut)
+	}
+	return results, out
+}
+
+// reportPage is the HTML report of a results store, apostrophes unescaped.
+func reportPage(t *testing.T, results string) string {
+	t.Helper()
+	html := filepath.Join(filepath.Dir(results), "report.html")
+	if code, out, errOut := storbench(t, "report", results, "-o", html); code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(html)
+	must(t, err)
+	return strings.ReplaceAll(string(b), "&#39;", "'")
 }
 
 // findingsText is the report's findings table, for a failure message.

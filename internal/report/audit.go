@@ -24,6 +24,13 @@ func auditedRuns(srcs []*Source) []auditedRun {
 			if r.Run != nil {
 				out = append(out, auditedRun{label, r.Run})
 			}
+			if c := r.Capacity; c != nil {
+				for k, p := range c.Probes {
+					if p.Run != nil {
+						out = append(out, auditedRun{fmt.Sprintf("%s probe %d (%s TPM)", label, k+1, num(p.RateTPM, 0)), p.Run})
+					}
+				}
+			}
 			if c := r.Consolidation; c != nil {
 				for k, in := range c.Instances {
 					if in.Run != nil {

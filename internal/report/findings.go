@@ -30,6 +30,9 @@ func findingsSection(srcs []*Source, series []*Series) *Section {
 	for _, g := range sweepGroups(series) {
 		add(g.label(), g.findings())
 	}
+	for _, e := range capacityExperiments(srcs) {
+		add(e.Name+" (capacity)", e.findings())
+	}
 	for _, e := range transferExperiments(srcs) {
 		add(e.Name+" (backup and restore)", e.findings())
 	}
@@ -216,7 +219,8 @@ func pointVerdict(p *Point) string {
 			details = append(details, d)
 		}
 	}
-	if kind == bottleneck.Mixed {
+	// A run whose own verdict is mixed is not repeats that differed.
+	if kind == bottleneck.Mixed && len(details) > 1 {
 		return "its repeats differed: " + strings.Join(details, ", ")
 	}
 	v := p.Steps[0].Run.Bottleneck

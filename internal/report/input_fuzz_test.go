@@ -84,6 +84,9 @@ func FuzzLoad(f *testing.F) {
 		`{"results": [{"profile": {"block_size": 0}}]}`, `{"step": {"seq": -1, "kind": "user-sweep"}, "run": {}}`,
 		`{"step": {"kind": "storage-profiles"}, "fio": [{}]}`, `{"step": {"kind": "consolidation"}, "consolidation": {}}`,
 		`{"step": {"kind": "backup-restore"}, "backup": {}}`, `{"tpm_db": 1, "config": {"users": -5}, "seconds": [{}]}`,
+		// A capacity search whose outcome points at probes it does not have.
+		`{"step": {"seq": 1, "id": "a/cap", "kind": "capacity"}, "capacity": {"outcome": "found", "best_probe": 9, "fail_probe": -3, "probes": [{"rate_tpm": 5, "pass": true}, {"rate_tpm": 0, "run": {}}]}}`,
+		`{"step": {"seq": 1, "id": "a/cap", "kind": "capacity"}, "capacity": {"outcome": "no-probe-passed", "probes": []}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -105,6 +105,7 @@ func Build(srcs []*Source, o Options) (*Report, error) {
 	}
 	add(sweepSections(series)...)
 	add(openLoopSection(srcs))
+	add(capacitySections(srcs)...)
 	add(timelineSection(srcs))
 	add(profilesSection(srcs))
 	add(backupSection(srcs))

@@ -288,6 +288,7 @@ func TestReportInChromium(t *testing.T) {
 	for _, c := range []struct{ name, store, screenshot string }{
 		{"study", fixtureStore, "report.png"},
 		{"hosts", fixtureHosts, "report-hosts.png"},
+		{"capacity", fixtureCapacity, "report-capacity.png"},
 	} {
 		t.Run(c.name, func(t *testing.T) { reportInChromium(t, c.store, c.screenshot) })
 	}

@@ -52,7 +52,7 @@ type planNoter interface {
 }
 
 // experimentKinds are the kinds of experiment, in the order messages list them.
-var experimentKinds = []kind{userSweep{}, memorySweep{}, cpuSweep{}, ioSweep{}, storageProfiles{}, backupRestore{}, replication{}, consolidation{}}
+var experimentKinds = []kind{userSweep{}, memorySweep{}, cpuSweep{}, ioSweep{}, storageProfiles{}, backupRestore{}, replication{}, consolidation{}, capacity{}}
 
 // kindNamed is the kind of that name; nil when there is none.
 func kindNamed(name string) kind {

@@ -12,9 +12,10 @@ import (
 )
 
 // sweepKnobs are the keys of a user sweep.
-var sweepKnobs = []string{"users", "ramp", "duration", "repeats", "until_steady"}
+var sweepKnobs = []string{"users", "ramp", "duration", "repeats", "until_steady", "rate"}
 
-// sweep checks a TPC-C experiment's users, window and repeats.
+// sweep checks a TPC-C experiment's users, window, repeats and rate (whose pacing
+// against workload.keying openLoop checks).
 func (c *checker) sweep(i int, e *Experiment) {
 	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
 	if len(e.Users.Values) == 0 {
@@ -26,6 +27,9 @@ func (c *checker) sweep(i int, e *Experiment) {
 		e.Repeats = DefaultRepeats
 	} else if e.Repeats < 1 {
 		c.errf(p("repeats"), "repeats %d is too few", "give 1 or more; 3 gives the report a spread", e.Repeats)
+	}
+	if err := driver.CheckRate("", e.Rate); err != nil {
+		c.refuse(p("rate"), err)
 	}
 }
 
@@ -69,7 +73,7 @@ func sweepSteps(steps []Step, s *Study, e *Experiment, t *Target, base Step, id 
 			b := base
 			b.ID = fmt.Sprintf("%s/users=%d/rep=%d", id, users, rep)
 			b.Users, b.Repeat = users, rep
-			b.Ramp, b.Duration = e.Ramp.Duration, e.Duration.Duration
+			b.Ramp, b.Duration, b.Rate = e.Ramp.Duration, e.Duration.Duration, e.Rate
 			if e.UntilSteady != nil {
 				b.UntilSteady = e.UntilSteady.Max.Duration
 			}
@@ -90,7 +94,13 @@ func describeTPCC(st Step, parts ...string) string {
 	if st.UntilSteady > 0 {
 		window += " until steady, at most " + roughDuration(st.UntilSteady)
 	}
-	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat),
-		"ramp "+roughDuration(st.Ramp), window)
+	parts = append(parts, fmt.Sprintf("users %d", st.Users), fmt.Sprintf("rep %d", st.Repeat))
+	if st.Rate > 0 {
+		parts = append(parts, "rate "+rateText(st.Rate))
+	}
+	parts = append(parts, "ramp "+roughDuration(st.Ramp), window)
 	return strings.Join(parts, "  ")
 }
+
+// rateText is an offered rate as the plan and the log write it: "30000 TPM".
+func rateText(tpm float64) string { return fmt.Sprintf("%.0f TPM", tpm) }

@@ -96,6 +96,7 @@ var studyFile = yamlfile.Options{
 		{Type: Replica{}, Name: "replica"},
 		{Type: Workload{}, Name: "workload"},
 		{Type: Experiment{}, Name: "an experiment"},
+		{Type: SLO{}, Name: "slo"},
 		{Type: Noisy{}, Name: "noisy"},
 		{Type: UntilSteady{}, Name: "until_steady"},
 		{Type: Metrics{}, Name: "metrics"},
@@ -171,6 +172,7 @@ func (c *checker) study(s *Study) {
 	for i := range s.Experiments {
 		c.experiment(s, i, expNames)
 	}
+	c.openLoop(s)
 
 	c.metrics(s)
 	c.costs(s.Costs)
@@ -273,6 +275,31 @@ func (c *checker) workload(w *Workload) {
 		w.Restore = DefaultRestore
 	} else if w.Restore != "each-step" && w.Restore != "never" {
 		c.errf("workload.restore", "restore %q is unknown", "use each-step, every step from the base image, or never", w.Restore)
+	}
+}
+
+// openLoop checks the workload's open-loop settings, once the experiments that offer
+// a rate (rate, a capacity search's start_rate) are checked: a rate paces the users,
+// so it cannot go with keying and think times, and a latency limit needs a rate.
+func (c *checker) openLoop(s *Study) {
+	w := &s.Workload
+	if !c.doc.Has("workload.arrivals") {
+		w.Arrivals = driver.ArrivalsPoisson
+	} else if err := driver.CheckArrivals("", w.Arrivals); err != nil {
+		c.refuse("workload.arrivals", err)
+	}
+	var rate float64
+	for i, e := range s.Experiments {
+		rate = max(rate, e.Rate, e.StartRate)
+		if e.Rate > 0 && w.Keying {
+			c.errf(fmt.Sprintf("experiments[%d].rate", i), "rate and workload.keying both pace the users", "an open-loop run's arrivals replace keying and think times: remove rate, or set keying: false")
+		}
+	}
+	if limit := w.LatencyLimit.Duration; limit > 0 && rate == 0 {
+		c.errf("workload.latency_limit", "latency_limit %v skips transactions already that late, which only open-loop steps have, and no experiment offers a rate", "give an experiment rate:, run a capacity search, or remove latency_limit", limit)
+	} else if err := driver.CheckLatencyLimit("", limit, rate); err != nil {
+		// The driver names its flag, --latency-limit; the file's key is latency_limit.
+		c.refuse("workload.latency_limit", errors.New(strings.ReplaceAll(err.Error(), "latency-limit", "latency_limit")))
 	}
 }
 

@@ -520,7 +520,7 @@ func TestExamplesLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"backup-restore.yaml", "big-schema-stress.yaml", "hdd-vs-ssd-vcores.yaml", "local-vs-remote-sync-replica.yaml",
+	want := []string{"backup-restore.yaml", "big-schema-stress.yaml", "capacity.yaml", "hdd-vs-ssd-vcores.yaml", "local-vs-remote-sync-replica.yaml",
 		"memory-variants.yaml", "nvme-vs-sata-user-sweep.yaml"}
 	var names []string
 	for _, f := range files {

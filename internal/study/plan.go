@@ -36,6 +36,13 @@ type Step struct {
 	Duration time.Duration `json:"duration,omitempty"`
 	// UntilSteady is the longest the window may run until steady (0: Duration).
 	UntilSteady time.Duration `json:"until_steady,omitempty"`
+	// Rate is an open-loop run's offered transactions a minute (0: closed loop).
+	Rate float64 `json:"rate_tpm,omitempty"`
+
+	// capacity: the search's objective and its budget of probes (each a window as
+	// above, at a rate of its own).
+	SLO       *SLO `json:"slo,omitempty"`
+	MaxProbes int  `json:"max_probes,omitempty"`
 
 	// storage-profiles: one fio profile on one of the target's paths.
 	Profile  string        `json:"profile,omitempty"`

@@ -117,6 +117,8 @@ func headline(r *StepResult) string {
 		return line
 	case r.Backup != nil && r.Restore != nil:
 		return fmt.Sprintf("backup %.1f s (%.0f MB/s), restore %.1f s (%.0f MB/s)", r.Backup.Seconds, r.Backup.MBps, r.Restore.Seconds, r.Restore.MBps)
+	case r.Capacity != nil:
+		return r.Capacity.Summary()
 	}
 	return ""
 }
@@ -208,6 +210,8 @@ func WriteStep(out io.Writer, r *StepResult) error {
 		}
 	case r.Consolidation != nil:
 		writeConsolidation(out, r.Consolidation)
+	case r.Capacity != nil:
+		writeCapacity(out, r.Capacity)
 	}
 	for _, t := range []struct {
 		what string
@@ -362,4 +366,28 @@ func writeConsolidation(out io.Writer, c *ConsolidationRun) {
 	if c.System != nil {
 		metrics.WriteText(out, c.System, "means over the common window")
 	}
+}
+
+// writeCapacity prints a capacity search's probes in the order they ran, what limited
+// each, and what it found.
+func writeCapacity(out io.Writer, c *CapacityRun) {
+	fmt.Fprintf(out, "capacity search: %s, %d users, a probe passes with %g%% of its arrivals completed\n", c.SLO, c.Users, 100*c.MinAchieved)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "probe\trate TPM\tarrived TPM\tachieved TPM\tNOPM\t%s ms\tresult\tbottleneck\twhy\n", c.SLO.Latency())
+	for i, p := range c.Probes {
+		latency, result := "-", "FAIL"
+		if p.LatencyMs != nil {
+			latency = fmt.Sprintf("%.2f", *p.LatencyMs)
+		}
+		if p.Pass {
+			result = "pass"
+		}
+		verdict := "-"
+		if p.Run != nil && p.Run.Bottleneck != nil {
+			verdict = p.Run.Bottleneck.Detail
+		}
+		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%s\t%s\n", i+1, p.RateTPM, p.ArrivedTPM, p.AchievedTPM, p.NOPM, latency, result, verdict, p.Why)
+	}
+	tw.Flush()
+	fmt.Fprintln(out, c.Summary())
 }

@@ -109,7 +109,8 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 		fmt.Fprintf(r.opts.Log, "step %d/%d %s: about %s to go\n", step.Seq, len(r.steps), step.ID, r.remainingFrom(i).Round(time.Second))
 		res := &StepResult{Step: step, Started: time.Now()}
 		err := r.runStep(ctx, step, res)
-		if t := r.targets[step.Target]; t != nil {
+		// A kind that restored more than once (a capacity search's probes) said so.
+		if t := r.targets[step.Target]; t != nil && res.RestoreSeconds == 0 {
 			res.RestoreSeconds = t.restoreSeconds
 		}
 		res.Ended = time.Now()
@@ -203,16 +204,8 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 		}()
 	}
 	cfg := r.driverConfig(step)
-	if r.opts.Progress != nil {
-		remaining := r.remainingFrom(step.Seq)
-		cfg.Progress = func(tick driver.Tick) {
-			r.opts.Progress(Progress{Step: step, Of: len(r.steps), Tick: tick, Remaining: remaining + step.Ramp + step.window() - tick.Elapsed})
-		}
-	}
-	out, err := measure.Run(ctx, measure.Point{DSN: t.dsn, Driver: cfg, Version: r.opts.Version, Check: true,
-		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
-			return metrics.New(ctx, r.metricsConfig(ctx, t, db))
-		}})
+	r.showProgress(step, &cfg, 0)
+	out, err := r.measure(ctx, t, cfg, true)
 	// Interrupted inside the window, the part that ran is kept (stored apart, and the
 	// step is run again on resume).
 	run := out.Run
@@ -247,13 +240,39 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 }
 
 // driverConfig is a TPC-C step's driver settings: the study's workload, the step's
-// users and window, a seed of its own; the driver may use every CPU of this process.
+// users, window and rate (open-loop, with the workload's arrivals and latency
+// limit), a seed of its own; the driver may use every CPU of this process.
 func (r *runner) driverConfig(step Step) driver.Config {
 	w := r.study.Workload
 	mode, _ := engine.ParseMode(w.Mode)
-	return driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, UntilSteady: step.UntilSteady, AllWarehouses: w.AllWarehouses,
+	cfg := driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, UntilSteady: step.UntilSteady, AllWarehouses: w.AllWarehouses,
 		Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: driver.DefaultRetries,
-		ClientCPUs: runtime.GOMAXPROCS(0)}
+		ClientCPUs: runtime.GOMAXPROCS(0), Rate: step.Rate, Arrivals: w.Arrivals}
+	if step.Rate > 0 {
+		cfg.LatencyLimit = w.LatencyLimit.Duration
+	}
+	return cfg
+}
+
+// showProgress tells Options.Progress of a run's every second; after is the time
+// the step has still to run once this run is over (a capacity search's later probes).
+func (r *runner) showProgress(step Step, cfg *driver.Config, after time.Duration) {
+	if r.opts.Progress == nil {
+		return
+	}
+	remaining := r.remainingFrom(step.Seq) + after
+	cfg.Progress = func(tick driver.Tick) {
+		r.opts.Progress(Progress{Step: step, Of: len(r.steps), Tick: tick, Remaining: remaining + step.Ramp + step.window() - tick.Elapsed})
+	}
+}
+
+// measure runs the driver on the target with its sampler (and, with check, the
+// consistency conditions after it).
+func (r *runner) measure(ctx context.Context, t *target, cfg driver.Config, check bool) (measure.Outcome, error) {
+	return measure.Run(ctx, measure.Point{DSN: t.dsn, Driver: cfg, Version: r.opts.Version, Check: check,
+		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
+			return metrics.New(ctx, r.metricsConfig(ctx, t, db))
+		}})
 }
 
 // limitsApplied notes the limits a managed instance runs with, and fails the step

@@ -109,13 +109,18 @@ type Workload struct {
 	// measured step, so every step starts from the same data) or "never".
 	Restore string `yaml:"restore"`
 	Seed    uint64 `yaml:"seed"`
+	// Arrivals (driver.ArrivalsPoisson, the default, or ArrivalsUniform) and
+	// LatencyLimit are those of every open-loop step: an experiment's rate, and the
+	// probes of a capacity search.
+	Arrivals     string   `yaml:"arrivals"`
+	LatencyLimit Duration `yaml:"latency_limit"`
 }
 
 // Experiment is one kind of experiment with its knobs; it runs on every target unless
 // Targets names some.
 type Experiment struct {
 	Name    string   `yaml:"name"`
-	Kind    string   `yaml:"kind"` // user-sweep, memory-sweep, cpu-sweep, storage-profiles, backup-restore, replication
+	Kind    string   `yaml:"kind"` // user-sweep, memory-sweep, cpu-sweep, storage-profiles, backup-restore, replication, capacity
 	Targets []string `yaml:"targets"`
 
 	// The user sweep of user-sweep, memory-sweep, cpu-sweep and replication.
@@ -126,6 +131,18 @@ type Experiment struct {
 	// UntilSteady runs each timed window past its duration until it is steady,
 	// up to its max (user-sweep, memory-, cpu- and io-sweep, replication).
 	UntilSteady *UntilSteady `yaml:"until_steady"`
+	// Rate (transactions a minute) makes the sweep's runs open-loop (driver.Config.Rate):
+	// its users carry the rate; 0, the default: closed-loop users.
+	Rate float64 `yaml:"rate"`
+
+	// capacity: the highest rate that meets SLO, searched by doubling from StartRate
+	// then bisecting to Precision, in at most MaxProbes probes of the window above,
+	// each passing only with MinAchieved of the arrivals completed.
+	SLO         *SLO    `yaml:"slo"`
+	MinAchieved float64 `yaml:"min_achieved"`
+	StartRate   float64 `yaml:"start_rate"`
+	Precision   float64 `yaml:"precision"`
+	MaxProbes   int     `yaml:"max_probes"`
 
 	// memory-sweep: the instance's memory for each variant.
 	Memory []Size `yaml:"memory"`

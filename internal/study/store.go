@@ -63,7 +63,8 @@ type StepResult struct {
 	Step    Step      `json:"step"`
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended"`
-	// RestoreSeconds is the time the step spent restoring the base image first.
+	// RestoreSeconds is the time the step spent restoring the base image first (a
+	// capacity search: before all its probes).
 	RestoreSeconds float64 `json:"restore_s,omitempty"`
 	// One of these, by the step's kind.
 	Run     *driver.Result `json:"run,omitempty"`
@@ -72,6 +73,8 @@ type StepResult struct {
 	Restore *Transfer      `json:"restore,omitempty"`
 	// Consolidation is a consolidation step's instances, disks and backups.
 	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
+	// Capacity is a capacity step's search: every probe and what it found.
+	Capacity *CapacityRun `json:"capacity,omitempty"`
 	// Checks are the consistency conditions verified on the database after a run.
 	Checks []CheckResult `json:"checks,omitempty"`
 	// Memory and CPUs are the managed instance's memory and CPU set for the step (the
