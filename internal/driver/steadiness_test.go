@@ -231,3 +231,44 @@ func pauseFor(pid int, d time.Duration) error {
 	}
 	return first
 }
+
+// TestSteadyAtAFixedRate: an open-loop run offered a rate far under its capacity
+// (uniform arrivals: no counting noise on top)
+// completes what arrives, so its throughput follows the arrivals and is judged steady
+// whatever else the machine does (a closed-loop run's moves with the CPU it is left,
+// so TestShortRunIsSteady can only assert on a quiet machine); the same run with the
+// server paused 6 s of its 24 is judged unsteady.
+func TestSteadyAtAFixedRate(t *testing.T) {
+	dir, err := os.MkdirTemp("/dev/shm", "steady-rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	db, pid := builtServer(t, dir)
+	run := func(started func(time.Time)) *driver.Result {
+		res, err := driver.Run(context.Background(), db, driver.Config{Users: 4, Ramp: 2 * time.Second, Duration: 24 * time.Second,
+			Rate: 6000, Arrivals: driver.ArrivalsUniform, Mode: engine.Procedures, Seed: 1, MaxRetries: 5, ClientCPUs: 1, Started: started})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(nil)
+	t.Logf("6,000 TPM offered, %.0f achieved: %s", res.Rate.AchievedTPM, res.Steadiness)
+	if res.Steadiness == nil || !res.Steadiness.Steady {
+		t.Errorf("an open-loop run at a fraction of its capacity was judged %v", res.Steadiness)
+	}
+	paused := run(func(start time.Time) {
+		go func() {
+			time.Sleep(time.Until(start.Add(8 * time.Second)))
+			pids := serverProcesses(pid)
+			signal(t, pids, syscall.SIGSTOP)
+			time.Sleep(6 * time.Second)
+			signal(t, pids, syscall.SIGCONT)
+		}()
+	})
+	t.Logf("paused 6 s: %s", paused.Steadiness)
+	if paused.Steadiness == nil || !paused.Steadiness.Unsteady() {
+		t.Errorf("the same run with the server paused 6 s of its 24 was judged %v", paused.Steadiness)
+	}
+}
