@@ -310,3 +310,20 @@ func (w *waker) close() {
 		_ = w.file.Close()
 	}
 }
+
+// overlap is the part of [began, end] inside the timed window (up to its cut, when
+// one ended it early).
+func (r *run) overlap(began, end time.Time) time.Duration {
+	to := r.windowEnd
+	if cut := r.cut.Load(); cut != 0 {
+		to = time.Unix(0, cut)
+	}
+	if end.Before(to) {
+		to = end
+	}
+	from := r.windowStart
+	if began.After(from) {
+		from = began
+	}
+	return max(0, to.Sub(from))
+}

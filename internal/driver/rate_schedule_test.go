@@ -56,3 +56,30 @@ func TestScheduleTake(t *testing.T) {
 		t.Errorf("window from 1 s: arrived %d skipped %d in it, want 1 and 0", c.arrivedWindow, c.skippedWindow)
 	}
 }
+
+// TestBusyOverlapsWindow: a transaction's busy time counts only where it overlaps
+// the timed window (or the part of it before a cut), so the users' busy share cannot
+// pass 100% (a probe showed 104% when transactions begun before the window counted
+// whole).
+func TestBusyOverlapsWindow(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(1e9, 0).Add(time.Duration(ms) * time.Millisecond) }
+	r := &run{windowStart: at(1000), windowEnd: at(3000)}
+	for _, c := range []struct {
+		began, end int
+		want       time.Duration
+	}{
+		{500, 1200, 200 * time.Millisecond}, // begun before the window
+		{1500, 1700, 200 * time.Millisecond},
+		{2900, 3400, 100 * time.Millisecond}, // ended after it
+		{200, 800, 0},
+		{500, 3500, 2 * time.Second},
+	} {
+		if got := r.overlap(at(c.began), at(c.end)); got != c.want {
+			t.Errorf("[%d, %d] ms: %v in the window [1000, 3000], want %v", c.began, c.end, got, c.want)
+		}
+	}
+	r.cut.Store(at(2000).UnixNano())
+	if got := r.overlap(at(1500), at(2500)); got != 500*time.Millisecond {
+		t.Errorf("cut at 2000 ms: [1500, 2500] counts %v, want 500ms", got)
+	}
+}

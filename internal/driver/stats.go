@@ -77,6 +77,7 @@ type outcome struct {
 	open       bool
 	service    time.Duration // open: from when the user began it
 	lag        time.Duration // open: how late the user began it
+	busy       time.Duration // open: the part of it inside the timed window
 	inWindow   bool
 	err        error
 	errKind    string
@@ -100,11 +101,13 @@ func (s *shard) record(o *outcome, in *inputs, lateAfter time.Duration) {
 			s.newOrderIv.RecordValue(clamp(us))
 		}
 	}
+	// A user's busy time counts where it overlaps the window, whenever the
+	// transaction completed: its share of the window never passes 100%.
+	s.busy += o.busy
 	if !o.inWindow {
 		return
 	}
 	if o.open {
-		s.busy += o.service
 		s.lag.RecordValue(clamp(o.lag.Microseconds()))
 	}
 	c := &s.counts[o.txn]

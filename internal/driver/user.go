@@ -69,6 +69,7 @@ func (u *user) loop(ctx context.Context, r *run) {
 			// of an application would see it; the service time from when a user began.
 			o.open, o.service, o.lag = true, o.latency, o.began.Sub(due)
 			o.latency = o.end.Sub(due)
+			o.busy = r.overlap(o.began, o.end)
 		}
 		o.inWindow = !o.end.Before(r.windowStart) && o.end.Before(r.windowEnd) && r.beforeCut(o.end)
 		u.shard.record(&o, &u.in, r.lateAfter)
