@@ -154,16 +154,11 @@ type TxnStats struct {
 	Errors    int64 `json:"errors"`    // failed after retries
 	// Skipped counts Delivery's districts with nothing to deliver (2.7.4.2).
 	Skipped    int64   `json:"skipped,omitempty"`
-	MeanMs     float64 `json:"mean_ms"`
-	P50Ms      float64 `json:"p50_ms"`
-	P90Ms      float64 `json:"p90_ms"`
-	P95Ms      float64 `json:"p95_ms"`
-	P99Ms      float64 `json:"p99_ms"`
-	MaxMs      float64 `json:"max_ms"`
 	P90LimitMs float64 `json:"p90_limit_ms"` // 5.2.5.4
-	// Histogram is the HdrHistogram (µs) in its V2 compressed encoding, base64, so
-	// repeated runs can be merged exactly later.
-	Histogram string `json:"histogram"`
+	// Latencies are the response times: their summary and their HdrHistogram (µs)
+	// in its V2 compressed encoding, base64, so repeated runs can be merged exactly
+	// later.
+	Latencies
 	// Service are an open-loop run's latencies from when a user began each
 	// transaction (the fields above run from when it was due); nil closed-loop.
 	Service *Latencies `json:"service,omitempty"`
@@ -177,7 +172,7 @@ type Latencies struct {
 	P95Ms     float64 `json:"p95_ms"`
 	P99Ms     float64 `json:"p99_ms"`
 	MaxMs     float64 `json:"max_ms"`
-	Histogram string  `json:"histogram"` // as TxnStats.Histogram
+	Histogram string  `json:"histogram"`
 }
 
 // RateResult is what became of an open-loop run's arrivals in the timed window.
@@ -298,8 +293,7 @@ func (res *Result) finish(w *window, shards []*shard, cfg Config, r *run) {
 		c := counts[t]
 		*s = TxnStats{Count: c.completed, Rollbacks: c.rollbacks, Retries: c.retries, Errors: c.errors,
 			Skipped: c.skipped, P90LimitMs: tpcc.Paces[t].P90Limit * 1000}
-		l := summarize(m.hist[t])
-		s.MeanMs, s.P50Ms, s.P90Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.Histogram = l.MeanMs, l.P50Ms, l.P90Ms, l.P95Ms, l.P99Ms, l.MaxMs, l.Histogram
+		s.Latencies = summarize(m.hist[t])
 		if r.sched != nil {
 			service := summarize(m.service[t])
 			s.Service = &service
