@@ -3,6 +3,11 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Counts are read in decimal: pflag's own number flags read 010 as octal 8 and
@@ -57,4 +62,28 @@ func TestFlagErrorNamesTheWholeCommand(t *testing.T) {
 		want := "(see storbench " + strings.Join(args[:2], " ") + " --help)"
 		refused(t, want, args...)
 	}
+}
+
+// TestFlagNamesAreFlags: each setting whose flag is spelt otherwise than its key names
+// a flag some command has, where the key's plain spelling is no flag of any (so the
+// entry is needed), and the owners' errors print with it.
+func TestFlagNamesAreFlags(t *testing.T) {
+	t.Parallel()
+	flags := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { flags["--"+f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(rootCmd())
+	for key := range flagNames {
+		if !flags[flagName(key)] || flags[input.Flag(key)] {
+			t.Errorf("setting %s: flag %s is no flag, or %s is one", key, flagName(key), input.Flag(key))
+		}
+	}
+	refused(t, "invalid input: give --profile NAME (see storbench fio --list) or --all", "fio", "--path", t.TempDir())
+	refused(t, "invalid input: --metrics-device picks disks of a --metrics-host; on this host give --path DIR",
+		"run", "--metrics-only", "--duration", "1s", "--metrics-device", "sda")
 }

@@ -74,7 +74,7 @@ func exitStatus(stderr io.Writer, err error) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.Is(err, input.ErrInvalid):
-		printError(stderr, err.Error())
+		printError(stderr, input.Render(err, flagName))
 		return 2
 	case isUsage(err):
 		printError(stderr, fmt.Sprintf("%v: %v (see storbench --help)", input.ErrInvalid, err))
@@ -83,6 +83,20 @@ func exitStatus(stderr io.Writer, err error) int {
 	printError(stderr, err.Error())
 	return 1
 }
+
+// flagName names a setting's key, as an owner's input.Error names it, by the flag that
+// sets it: --size for size, --latency-limit for latency_limit, and as flagNames says
+// where the flag is spelt otherwise.
+func flagName(key string) string {
+	if f, ok := flagNames[key]; ok {
+		return "--" + f
+	}
+	return input.Flag(key)
+}
+
+// flagNames are the flags spelt otherwise than their setting's key: a list in a study
+// file is one flag repeated on the command line.
+var flagNames = map[string]string{"profiles": "profile", "metrics_devices": "metrics-device"}
 
 // printError prints msg on one line: driver errors can span several (one per address
 // tried).

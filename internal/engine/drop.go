@@ -172,8 +172,8 @@ func Drop(ctx context.Context, db Dropper, dsn, force string) ([]string, error) 
 	}
 	shown := dburl.Redact(dsn)
 	if force != "" && force != inv.Database {
-		return nil, fmt.Errorf("%w: --force %s does not name the database of %s (%s): nothing dropped; --force must repeat the name of the database to drop",
-			input.ErrInvalid, force, shown, inv.Database)
+		return nil, input.Errorf("force", "{force} %s does not name the database of %s (%s): nothing dropped; {force} must repeat the name of the database to drop",
+			force, shown, inv.Database)
 	}
 	var drop []Object
 	switch {
@@ -192,8 +192,8 @@ func Drop(ctx context.Context, db Dropper, dsn, force string) ([]string, error) 
 		if inv.HammerDB && inv.complete() {
 			whose = "the HammerDB build"
 		}
-		return nil, fmt.Errorf("%w: %s holds %s and no record of a storbench build: nothing dropped (storbench drops only what its builds created); if these are %s and you mean to remove them, run storbench drop --dsn … --force %s %s, which drops only the TPC-C tables and routines",
-			input.ErrInvalid, shown, shortNames(inv.TPCC), whose, inv.Database, DSNYouGave)
+		return nil, input.Errorf("dsn", "%s holds %s and no record of a storbench build: nothing dropped (storbench drops only what its builds created); if these are %s and you mean to remove them, run storbench drop --dsn … --force %s %s, which drops only the TPC-C tables and routines",
+			shown, shortNames(inv.TPCC), whose, inv.Database, DSNYouGave)
 	}
 	if len(drop) == 0 {
 		return nil, nil
@@ -250,9 +250,9 @@ func Occupied(ctx context.Context, db Dropper) error {
 		return fmt.Errorf("%w: the database already holds a storbench build (%s): remove it with storbench drop first, or use another database",
 			input.ErrInvalid, list)
 	case inv.HammerDB && inv.complete():
-		return fmt.Errorf("%w: the database holds a HammerDB build (%s): storbench runs it as it is (storbench run), or name another database in --dsn to build one there",
-			input.ErrInvalid, list)
+		return input.Errorf("dsn", "the database holds a HammerDB build (%s): storbench runs it as it is (storbench run), or name another database in {dsn} to build one there",
+			list)
 	}
-	return fmt.Errorf("%w: the database holds tables storbench did not create (%s): storbench will not touch them; name another database in --dsn to build there",
-		input.ErrInvalid, list)
+	return input.Errorf("dsn", "the database holds tables storbench did not create (%s): storbench will not touch them; name another database in {dsn} to build there",
+		list)
 }

@@ -176,8 +176,8 @@ func CheckMode(scheme string, m Mode) error {
 	if m == Best || len(modes) == 0 || slices.Contains(modes, m) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s has no %s mode (it runs %s): give --mode %s, or leave --mode out for the engine's best (study: workload.mode)",
-		input.ErrInvalid, registration(scheme).Schemes[0], m, modeList(modes), modes[0])
+	return input.Errorf("mode", "%s has no %s mode (it runs %s): give {mode} %s, or leave {mode} out for the engine's best (study: workload.mode)",
+		registration(scheme).Schemes[0], m, modeList(modes), modes[0])
 }
 
 func modeList(modes []Mode) string {
@@ -500,11 +500,11 @@ func OpenOrCreateURL(ctx context.Context, u dburl.URL) (Database, error) {
 // storage, its redacted form in the result).
 func ParseDSN(dsn string) (dburl.URL, error) {
 	if dsn == "" {
-		return dburl.URL{}, fmt.Errorf("%w: --dsn is required, e.g. --dsn postgres://postgres@127.0.0.1:5432/tpcc", input.ErrInvalid)
+		return dburl.URL{}, input.Errorf("dsn", "{dsn} is required, e.g. {dsn} postgres://postgres@127.0.0.1:5432/tpcc")
 	}
 	u, err := dburl.Parse(dsn)
 	if err != nil {
-		return u, fmt.Errorf("%w: --dsn %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", input.ErrInvalid, dburl.Redact(dsn))
+		return u, input.Errorf("dsn", "{dsn} %q is not a URL: use e.g. postgres://user@127.0.0.1:5432/tpcc", dburl.Redact(dsn))
 	}
 	return u, nil
 }
@@ -517,7 +517,7 @@ func open(ctx context.Context, u dburl.URL, mode OpenMode) (Database, error) {
 			known = append(known, s+"://")
 		}
 		sort.Strings(known)
-		return nil, fmt.Errorf("%w: --dsn scheme %q is not supported: use %s", input.ErrInvalid, u.Scheme(), strings.Join(known, " or "))
+		return nil, input.Errorf("dsn", "{dsn} scheme %q is not supported: use %s", u.Scheme(), strings.Join(known, " or "))
 	}
 	return r.Open(ctx, u.String(), mode)
 }

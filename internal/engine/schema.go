@@ -27,8 +27,8 @@ func RequireSchema(ctx context.Context, db Database, dsn string) error {
 	}
 	switch {
 	case len(missing) == len(tpcc.Tables):
-		return fmt.Errorf("%w: %s has no TPC-C tables: run storbench build --dsn … --warehouses N first, or name the built database in --dsn",
-			input.ErrInvalid, dburl.Redact(dsn))
+		return input.Errorf("dsn", "%s has no TPC-C tables: run storbench build --dsn … --warehouses N first, or name the built database in {dsn}",
+			dburl.Redact(dsn))
 	case len(missing) > 0:
 		return partialSchema(ctx, db, dsn, missing)
 	}
@@ -45,11 +45,11 @@ func partialSchema(ctx context.Context, db Dropper, dsn string, missing []string
 	}
 	shown := dburl.Redact(dsn)
 	if inv.Storbench() {
-		return fmt.Errorf("%w: %s lacks the TPC-C tables %s: run storbench drop --dsn … %s, then storbench build",
-			input.ErrInvalid, shown, strings.Join(missing, ", "), DSNYouGave)
+		return input.Errorf("dsn", "%s lacks the TPC-C tables %s: run storbench drop --dsn … %s, then storbench build",
+			shown, strings.Join(missing, ", "), DSNYouGave)
 	}
-	return fmt.Errorf("%w: %s is not a TPC-C database (it holds %s but not %s, and no storbench build): storbench will not touch it; name the built database in --dsn, or build one in another database",
-		input.ErrInvalid, shown, strings.Join(tables(inv.TPCC), ", "), strings.Join(missing, ", "))
+	return input.Errorf("dsn", "%s is not a TPC-C database (it holds %s but not %s, and no storbench build): storbench will not touch it; name the built database in {dsn}, or build one in another database",
+		shown, strings.Join(tables(inv.TPCC), ", "), strings.Join(missing, ", "))
 }
 
 // RequireBuild refuses, as bad input, a database a run cannot measure: one without the
@@ -63,8 +63,8 @@ func RequireBuild(ctx context.Context, db Database, dsn string) error {
 	_, err := db.BuildInfo(ctx)
 	switch {
 	case errors.Is(err, ErrBuildUnfinished):
-		return fmt.Errorf("%w: %s holds a storbench build that did not finish (interrupted, or failed before it recorded itself): remove it with storbench drop --dsn … %s, then build again",
-			input.ErrInvalid, dburl.Redact(dsn), DSNYouGave)
+		return input.Errorf("dsn", "%s holds a storbench build that did not finish (interrupted, or failed before it recorded itself): remove it with storbench drop --dsn … %s, then build again",
+			dburl.Redact(dsn), DSNYouGave)
 	case err != nil && !errors.Is(err, ErrNoBuildInfo):
 		return fmt.Errorf("read build information: %w", err)
 	}

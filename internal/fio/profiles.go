@@ -147,19 +147,19 @@ var Profiles = []Profile{
 	},
 }
 
-// Lookup finds profiles by name; all of them for --all.
+// Lookup finds profiles by name; every profile if all is set.
 func Lookup(names []string, all bool) ([]Profile, error) {
 	if all {
 		return Profiles, nil
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%w: give --profile NAME (see storbench fio --list) or --all", input.ErrInvalid)
+		return nil, input.Errorf("profiles", "give {profiles} NAME (see storbench fio --list) or {all}")
 	}
 	var out []Profile
 	for _, n := range names {
 		i := slices.IndexFunc(Profiles, func(p Profile) bool { return p.Name == n })
 		if i < 0 {
-			return nil, fmt.Errorf("%w: no fio profile %q: use one of %s", input.ErrInvalid, n, strings.Join(profileNames(), ", "))
+			return nil, input.Errorf("profiles", "no fio profile %q: use one of %s", n, strings.Join(profileNames(), ", "))
 		}
 		out = append(out, Profiles[i])
 	}

@@ -89,7 +89,7 @@ func FindFio() (string, error) {
 // ending in its words).
 func Run(ctx context.Context, profiles []Profile, opts Options) (results []Result, err error) {
 	if err := errors.Join(CheckRuntime("runtime", opts.Runtime), CheckSize("size", opts.Size)); err != nil {
-		return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", input.ErrInvalid, err)
 	}
 	bin, err := FindFio()
 	if err != nil {
@@ -105,7 +105,7 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 		case rerr != nil && err == nil:
 			err = rerr
 		case rerr != nil:
-			err = fmt.Errorf("%w; %v", err, rerr)
+			err = fmt.Errorf("%w; %w", err, rerr)
 		case err != nil && file.workDir != "":
 			err = fmt.Errorf("%w; the test file was removed", err)
 		}

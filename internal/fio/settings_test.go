@@ -32,3 +32,40 @@ func TestRunRefusesSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetErrorsNameSettings: a target fio refuses names its settings by key, so a
+// study shows its own places for them (no --flag) and points at the setting to fix,
+// while the command line still reads --path, --size, --device.
+func TestTargetErrorsNameSettings(t *testing.T) {
+	study := func(key string) string { return "experiments[0]." + key }
+	missing := t.TempDir() + "/missing"
+	for _, c := range []struct {
+		opts           Options
+		setting        string
+		cli, studyText string
+	}{
+		{Options{Dir: missing}, "path",
+			"--path " + missing + " is not a directory",
+			"experiments[0].path " + missing + " is not a directory"},
+		{Options{Dir: t.TempDir(), Size: 1 << 60, AllowMemoryFS: true}, "size",
+			"MiB more: use a smaller --size", "MiB more: use a smaller experiments[0].size"},
+		{Options{Device: "/dev/null"}, "device",
+			"--device /dev/null would overwrite everything on it: add --i-know-this-destroys-data, or give --path DIR for a test file",
+			"experiments[0].device /dev/null would overwrite everything on it: add experiments[0].i_know_this_destroys_data, or give experiments[0].path DIR for a test file"},
+		{Options{Device: "/dev/null", DestroyDevice: true}, "device",
+			"--device /dev/null is not a block device", "experiments[0].device /dev/null is not a block device"},
+	} {
+		_, err := prepareFile(c.opts)
+		var ie *input.Error
+		if !errors.As(err, &ie) || ie.Setting != c.setting {
+			t.Errorf("%+v: %v, want an input.Error of setting %s", c.opts, err, c.setting)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.cli) {
+			t.Errorf("%+v on the command line: %q, want %q", c.opts, err, c.cli)
+		}
+		if got := input.Render(err, study); !strings.Contains(got, c.studyText) || strings.Contains(got, "--") {
+			t.Errorf("%+v in a study: %q, want %q and no --flag", c.opts, got, c.studyText)
+		}
+	}
+}

@@ -34,7 +34,7 @@ var runsKind = infile.Kind{What: "fio result", Limit: infile.MeasuredLimit}
 func ParseRuns(path string, b []byte) (*Runs, error) {
 	var r Runs
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%w: %s is not the --json of storbench fio (%v): give files written by storbench fio --json", input.ErrInvalid, path, err)
+		return nil, fmt.Errorf("%w: %s is not the --json of storbench fio (%w): give files written by storbench fio --json", input.ErrInvalid, path, err)
 	}
 	if len(r.Results) == 0 {
 		return nil, fmt.Errorf("%w: %s is %s, not the --json of storbench fio: give files written by storbench fio --json", input.ErrInvalid, path, whatJSON(b))

@@ -47,36 +47,36 @@ func prepareFile(opts Options) (*testFile, error) {
 	}
 	st, err := os.Stat(opts.Dir)
 	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w: --path %s is not a directory: give a directory on the storage to test", input.ErrInvalid, opts.Dir)
+		return nil, input.Errorf("path", "{path} %s is not a directory: give a directory on the storage to test", opts.Dir)
 	}
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
+		return nil, input.Errorf("path", "{path}: %w", err)
 	}
 	// The test file's name differs only in the temporary directory's digits.
 	if err := checkFileName(filepath.Join(dir, dataFile)); err != nil {
-		return nil, fmt.Errorf("%w: --path %s %v", input.ErrInvalid, dir, err)
+		return nil, input.Errorf("path", "{path} %s %w", dir, err)
 	}
 	p, err := metrics.NewResolver().Resolve(dir, "fio")
 	if err != nil {
 		return nil, err
 	}
 	if memoryFilesystems[p.FSType] && !opts.AllowMemoryFS {
-		return nil, fmt.Errorf("%w: --path %s is on %s, where direct I/O measures memory, not storage: give a directory on a disk (or --allow-memory-fs)",
-			input.ErrInvalid, dir, p.FSType)
+		return nil, input.Errorf("path", "{path} %s is on %s, where direct I/O measures memory, not storage: give a directory on a disk (or {allow_memory_fs})",
+			dir, p.FSType)
 	}
 	free, err := engine.FreeBytes(dir)
 	if err != nil {
 		return nil, fmt.Errorf("free space of %s: %w", dir, err)
 	}
 	if free < opts.Size+freeSpaceMargin {
-		return nil, fmt.Errorf("%w: --path %s has %d MiB free, the %d MiB test file needs %d MiB more: use a smaller --size",
-			input.ErrInvalid, dir, free>>20, opts.Size>>20, (opts.Size+freeSpaceMargin-free)>>20+1)
+		return nil, input.Errorf("size", "{path} %s has %d MiB free, the %d MiB test file needs %d MiB more: use a smaller {size}",
+			dir, free>>20, opts.Size>>20, (opts.Size+freeSpaceMargin-free)>>20+1)
 	}
 	stale := removeStale(dir)
 	work, err := os.MkdirTemp(dir, "storbench-fio-")
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot create the test file's directory in %s: %v", input.ErrInvalid, dir, err)
+		return nil, input.Errorf("path", "cannot create the test file's directory in %s: %w", dir, err)
 	}
 	if err := os.WriteFile(filepath.Join(work, workMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		os.Remove(work)
@@ -115,28 +115,28 @@ func removeStale(dir string) []string {
 // prepareDevice checks a raw block device: confirmed, a block device, not in use.
 func prepareDevice(opts Options) (*testFile, error) {
 	if !opts.DestroyDevice {
-		return nil, fmt.Errorf("%w: --device %s would overwrite everything on it: add --i-know-this-destroys-data, or give --path DIR for a test file",
-			input.ErrInvalid, opts.Device)
+		return nil, input.Errorf("device", "{device} %s would overwrite everything on it: add {i_know_this_destroys_data}, or give {path} DIR for a test file",
+			opts.Device)
 	}
 	// Absolute, as fio would otherwise strip a leading blank off a relative name.
 	dev, err := filepath.Abs(opts.Device)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --device: %v", input.ErrInvalid, err)
+		return nil, input.Errorf("device", "{device}: %w", err)
 	}
 	if err := checkFileName(dev); err != nil {
-		return nil, fmt.Errorf("%w: --device %s %v", input.ErrInvalid, dev, err)
+		return nil, input.Errorf("device", "{device} %s %w", dev, err)
 	}
 	st, err := os.Stat(dev)
 	if err != nil || st.Mode()&os.ModeDevice == 0 || st.Mode()&os.ModeCharDevice != 0 {
-		return nil, fmt.Errorf("%w: --device %s is not a block device", input.ErrInvalid, opts.Device)
+		return nil, input.Errorf("device", "{device} %s is not a block device", opts.Device)
 	}
 	// O_EXCL on a block device fails while it is mounted or held (LVM, md, a swap).
 	fd, err := unix.Open(dev, unix.O_RDONLY|unix.O_EXCL, 0)
 	if err != nil {
 		if errors.Is(err, unix.EBUSY) {
-			return nil, fmt.Errorf("%w: --device %s is in use (mounted, or part of LVM/md/swap): refusing to write to it", input.ErrInvalid, opts.Device)
+			return nil, input.Errorf("device", "{device} %s is in use (mounted, or part of LVM/md/swap): refusing to write to it", opts.Device)
 		}
-		return nil, fmt.Errorf("%w: --device %s: %v", input.ErrInvalid, opts.Device, err)
+		return nil, input.Errorf("device", "{device} %s: %w", opts.Device, err)
 	}
 	unix.Close(fd)
 	name := filepath.Base(dev)

@@ -33,10 +33,10 @@ type BackupMethod struct {
 	Jobs    int  `json:"jobs"` // parallel jobs of a logical backup or restore
 }
 
-// ParseBackupMethod reads --method physical|logical.
+// ParseBackupMethod reads the method, physical or logical, and the jobs.
 func ParseBackupMethod(method string, jobs int) (BackupMethod, error) {
 	if jobs < 1 {
-		return BackupMethod{}, fmt.Errorf("%w: --jobs must be at least 1", input.ErrInvalid)
+		return BackupMethod{}, input.Errorf("jobs", "{jobs} must be at least 1")
 	}
 	switch method {
 	case "physical":
@@ -44,7 +44,7 @@ func ParseBackupMethod(method string, jobs int) (BackupMethod, error) {
 	case "logical":
 		return BackupMethod{Logical: true, Jobs: jobs}, nil
 	}
-	return BackupMethod{}, fmt.Errorf("%w: --method %q: use physical or logical", input.ErrInvalid, method)
+	return BackupMethod{}, input.Errorf("method", "{method} %q: use physical or logical", method)
 }
 
 // record is what backup.json says: how the backup was made and by which engine (""
@@ -337,7 +337,7 @@ func (r Registry) RestoreWith(ctx context.Context, name, dir string, opts Restor
 		err = json.Unmarshal(b, &rec)
 	}
 	if err != nil {
-		return Transfer{}, fmt.Errorf("%w: %s: no readable backup record: %v", input.ErrInvalid, dir, err)
+		return Transfer{}, fmt.Errorf("%w: %s: no readable backup record: %w", input.ErrInvalid, dir, err)
 	}
 	if rec.Engine == "" {
 		rec.Engine = "postgres"
@@ -347,8 +347,8 @@ func (r Registry) RestoreWith(ctx context.Context, name, dir string, opts Restor
 	}
 	if m.Instance != name && !opts.OtherInstance {
 		taken, _ := backupTaken(dir)
-		return Transfer{}, fmt.Errorf("%w: %s is a backup of instance %s (taken %s), not of %s: restoring it replaces %s's database with %s's; add --force to do so",
-			input.ErrInvalid, dir, m.Instance, taken.Format("2006-01-02 15:04:05"), name, name, m.Instance)
+		return Transfer{}, input.Errorf("force", "%s is a backup of instance %s (taken %s), not of %s: restoring it replaces %s's database with %s's; add {force} to do so",
+			dir, m.Instance, taken.Format("2006-01-02 15:04:05"), name, name, m.Instance)
 	}
 	lease, err := r.takeLease(ctx, st, "storbench restore", forReplace)
 	if err != nil {

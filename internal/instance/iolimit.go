@@ -66,7 +66,7 @@ func (l IOLimit) String() string {
 func ParseIOLimit(s string) (IOLimit, error) {
 	l, err := ParseIOLimitOf("--io-limit", s)
 	if err != nil {
-		return IOLimit{}, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return IOLimit{}, fmt.Errorf("%w: %w", input.ErrInvalid, err)
 	}
 	return l, nil
 }

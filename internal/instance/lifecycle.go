@@ -23,7 +23,7 @@ import (
 func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, error) {
 	srv, ok := servers[spec.Engine]
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: --engine %q is not supported: use %s", input.ErrInvalid, spec.Engine, strings.Join(Engines(), " or "))
+		return nil, nil, input.Errorf("engine", "{engine} %q is not supported: use %s", spec.Engine, strings.Join(Engines(), " or "))
 	}
 	if spec.ReplicaOf != "" {
 		if err := srv.CheckReplica(); err != nil {
@@ -31,13 +31,13 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		}
 	}
 	if !validName.MatchString(spec.Name) {
-		return nil, nil, fmt.Errorf("%w: --name %q: use lower-case letters, digits, - and _, starting with a letter", input.ErrInvalid, spec.Name)
+		return nil, nil, input.Errorf("name", "{name} %q: use lower-case letters, digits, - and _, starting with a letter", spec.Name)
 	}
 	if spec.MemoryBytes != 0 {
 		machine, _ := MachineMemory() // unknown: not refused
 		for _, err := range []error{CheckMemory("--", spec.Engine, spec.MemoryBytes), CheckMachineMemory("--", spec.MemoryBytes, machine)} {
 			if err != nil {
-				return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+				return nil, nil, fmt.Errorf("%w: %w", input.ErrInvalid, err)
 			}
 		}
 	}
@@ -47,7 +47,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		}
 	}
 	if spec.MaxConnections < 1 {
-		return nil, nil, fmt.Errorf("%w: --max-connections must be at least 1", input.ErrInvalid)
+		return nil, nil, input.Errorf("max_connections", "{max_connections} must be at least 1")
 	}
 	if err := checkPort(spec.Port); err != nil {
 		return nil, nil, err
@@ -78,7 +78,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	}
 	defer unlock()
 	if r.Recorded(spec.Name) {
-		return nil, nil, fmt.Errorf("%w: an instance named %q exists already (storbench instance destroy --name %s)", input.ErrInvalid, spec.Name, spec.Name)
+		return nil, nil, input.Errorf("name", "an instance named %q exists already (storbench instance destroy --name %s)", spec.Name, spec.Name)
 	}
 	if spec.Port != 0 {
 		all, err := r.List()
@@ -87,7 +87,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		}
 		for _, other := range all {
 			if other.Port == spec.Port {
-				return nil, nil, fmt.Errorf("%w: --port %d belongs to instance %s", input.ErrInvalid, spec.Port, other.Name)
+				return nil, nil, input.Errorf("port", "{port} %d belongs to instance %s", spec.Port, other.Name)
 			}
 		}
 	}
@@ -131,7 +131,7 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		primary = p
 	} else if spec.Sync {
 		undo()
-		return nil, nil, fmt.Errorf("%w: --sync needs --replica-of", input.ErrInvalid)
+		return nil, nil, input.Errorf("sync", "{sync} needs {replica_of}")
 	}
 	if err := srv.Init(ctx, st, primary); err != nil {
 		undo()
@@ -172,10 +172,10 @@ func (r Registry) primary(spec Spec) (*State, error) {
 		return nil, err
 	}
 	if p.Engine != spec.Engine {
-		return nil, fmt.Errorf("%w: --replica-of %s is a %s instance, not %s", input.ErrInvalid, p.Name, p.Engine, spec.Engine)
+		return nil, input.Errorf("replica_of", "{replica_of} %s is a %s instance, not %s", p.Name, p.Engine, spec.Engine)
 	}
 	if servers[p.Engine].PID(p) == 0 {
-		return nil, fmt.Errorf("%w: --replica-of %s is stopped: storbench instance start --name %s", input.ErrInvalid, p.Name, p.Name)
+		return nil, input.Errorf("replica_of", "{replica_of} %s is stopped: storbench instance start --name %s", p.Name, p.Name)
 	}
 	return p, nil
 }
@@ -186,11 +186,11 @@ func checkPort(port int) error {
 		return nil
 	}
 	if port < 1 || port > 65535 {
-		return fmt.Errorf("%w: --port %d is not a TCP port", input.ErrInvalid, port)
+		return input.Errorf("port", "{port} %d is not a TCP port", port)
 	}
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
-		return fmt.Errorf("%w: --port %d is in use on 127.0.0.1: choose another or leave it out", input.ErrInvalid, port)
+		return input.Errorf("port", "{port} %d is in use on 127.0.0.1: choose another or leave it out", port)
 	}
 	return l.Close()
 }
@@ -216,6 +216,8 @@ func (r Registry) CreateStarted(ctx context.Context, spec Spec) (*State, []strin
 	st, err := r.start(ctx, spec.Name, filepath.Join(r.Dir, spec.Name+".failed-start.log"))
 	if err != nil {
 		if derr := r.Destroy(context.WithoutCancel(ctx), spec.Name); derr != nil {
+			// derr as text: the create failed as its start did (a refused removal
+			// does not make it bad input).
 			return nil, nil, fmt.Errorf("%w; removing the instance failed too (%v): storbench instance destroy --name %s", err, derr, spec.Name)
 		}
 		return nil, nil, fmt.Errorf("%w; instance %s is removed, with what its create made", err, spec.Name)

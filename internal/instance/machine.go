@@ -62,7 +62,7 @@ func CheckCPUs(setting, list string) error {
 		if setting != "" {
 			setting += ": "
 		}
-		return fmt.Errorf("%w: %s%v (give CPUs this machine has)", input.ErrInvalid, setting, err)
+		return fmt.Errorf("%w: %s%w (give CPUs this machine has)", input.ErrInvalid, setting, err)
 	}
 	return nil
 }

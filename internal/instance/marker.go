@@ -72,7 +72,7 @@ func claimable(dir string) (exists bool, err error) {
 	case errors.Is(err, os.ErrNotExist):
 		return false, CheckParent(dir)
 	case err != nil:
-		return false, fmt.Errorf("%w: %s is not a readable directory: %v", input.ErrInvalid, dir, err)
+		return false, fmt.Errorf("%w: %s is not a readable directory: %w", input.ErrInvalid, dir, err)
 	case len(entries) > 0:
 		// One that storbench prepared holds a backup, or is another instance's, maybe a
 		// study's.
@@ -136,7 +136,7 @@ func claim(dir, instance string) (id DirID, warning string, err error) {
 	created := false
 	if !exists {
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return DirID{}, "", fmt.Errorf("%w: cannot create %s: %v", input.ErrInvalid, dir, err)
+			return DirID{}, "", fmt.Errorf("%w: cannot create %s: %w", input.ErrInvalid, dir, err)
 		}
 		created = true
 	}
@@ -149,7 +149,7 @@ func claim(dir, instance string) (id DirID, warning string, err error) {
 		if created {
 			os.Remove(dir)
 		}
-		return DirID{}, "", fmt.Errorf("%w: %s is not writable: %v", input.ErrInvalid, dir, err)
+		return DirID{}, "", fmt.Errorf("%w: %s is not writable: %w", input.ErrInvalid, dir, err)
 	}
 	var fs syscall.Statfs_t
 	if syscall.Statfs(dir, &fs) == nil && fs.Type == tmpfsMagic {

@@ -113,13 +113,13 @@ func (o Options) schemaName() string {
 // Validate checks the options before anything connects.
 func (o Options) Validate() error {
 	if err := CheckSchema("--", o.schemaName()); err != nil {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return fmt.Errorf("%w: %w", input.ErrInvalid, err)
 	}
 	if err := CheckWarehouses("--", o.Warehouses); err != nil {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return fmt.Errorf("%w: %w", input.ErrInvalid, err)
 	}
 	if o.Workers < 1 || o.Workers > MaxWorkers {
-		return fmt.Errorf("%w: --workers %d is out of range (give 1 to %d load connections; the default is one per CPU)", input.ErrInvalid, o.Workers, MaxWorkers)
+		return input.Errorf("workers", "{workers} %d is out of range (give 1 to %d load connections; the default is one per CPU)", o.Workers, MaxWorkers)
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func Build(ctx context.Context, db engine.Database, opts Options) (Summary, erro
 		}
 		logDir, _ := opts.Storage.LogDir()
 		if err := CheckSpace(f, 1, opts.Warehouses, dir, logDir); err != nil {
-			return Summary{}, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+			return Summary{}, fmt.Errorf("%w: %w", input.ErrInvalid, err)
 		}
 	}
 	for opts.Seed == 0 {

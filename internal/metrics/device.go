@@ -60,21 +60,26 @@ var errMissing = errors.New("does not exist")
 // Resolve finds the mount and the whole disks holding path.
 func (r Resolver) Resolve(path, role string) (Placement, error) {
 	p, err := r.place(path, 0)
-	what := role + " directory"
-	if role == "path" {
-		what = "--path"
-	}
 	switch {
 	case errors.Is(err, errMissing):
-		return Placement{}, fmt.Errorf("%w: %s %s does not exist", input.ErrInvalid, what, path)
+		return Placement{}, refusePath(role, path, "does not exist")
 	case errors.Is(err, fs.ErrPermission):
-		return Placement{}, fmt.Errorf("%w: %s %s cannot be read by this user (permission denied): run as its owner or root", input.ErrInvalid, what, path)
+		return Placement{}, refusePath(role, path, "cannot be read by this user (permission denied): run as its owner or root")
 	}
 	if err != nil {
 		return Placement{}, err
 	}
 	p.Role = role
 	return p, nil
+}
+
+// refusePath refuses a path Resolve cannot use: the setting path for the role "path"
+// (the directories the user named), else the role's directory.
+func refusePath(role, path, problem string) error {
+	if role == "path" {
+		return input.Errorf("path", "{path} %s %s", path, problem)
+	}
+	return fmt.Errorf("%w: %s directory %s %s", input.ErrInvalid, role, path, problem)
 }
 
 // unreachable says why a loop's backing file or an overlay's upperdir could not be

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -96,9 +95,9 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	}
 	switch {
 	case len(cfg.Devices) > 0 && cfg.Host == "":
-		return nil, fmt.Errorf("%w: --metrics-device picks disks of a --metrics-host; on this host give --path DIR", input.ErrInvalid)
+		return nil, input.Errorf("metrics_devices", "{metrics_devices} picks disks of a {metrics_host}; on this host give {path} DIR")
 	case cfg.Host != "" && len(cfg.Targets) > 0:
-		return nil, fmt.Errorf("%w: --path directories are resolved on this host; with --metrics-host pick the host's disks with --metrics-device", input.ErrInvalid)
+		return nil, input.Errorf("path", "{path} directories are resolved on this host; with {metrics_host} pick the host's disks with {metrics_devices}")
 	}
 	m := &Monitor{sampler: NewSampler(cfg.Interval, nil)}
 	m.report = Report{IntervalSeconds: cfg.Interval.Seconds(), Sources: map[string]string{}}
@@ -124,7 +123,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 		m.Close()
 		// The collector's errors name the URL and what to do: one line, as the user
 		// can fix it.
-		return nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return nil, input.Errorf("metrics_host", "%w", err)
 	}
 	if m.host != nil && m.host.clock.FirstSkewMs == nil {
 		m.sampler.Note("%s's clock not compared with this machine's: its node_exporter reports no node_time_seconds (enable its time collector); its figures are placed by this machine's clock all the same", m.host.shown)
@@ -135,7 +134,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 // remote samples a node_exporter; per-I/O latency would need tracing on that host.
 func (m *Monitor) remote(cfg Config) error {
 	if cfg.IOLatency == "on" {
-		return fmt.Errorf("%w: --io-latency on traces this host's disks; with --metrics-host use auto or off", input.ErrInvalid)
+		return input.Errorf("io_latency", "{io_latency} on traces this host's disks; with {metrics_host} use auto or off")
 	}
 	roles := map[string][]string{}
 	for _, d := range cfg.Devices {
@@ -187,7 +186,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 		m.sampler.Note("no disk figures: no directory to resolve (give --path DIR)")
 	}
 	if len(devices) == 0 && cfg.IOLatency == "on" {
-		return fmt.Errorf("%w: --io-latency on: no disk to trace (the directories are on no block device)", input.ErrInvalid)
+		return input.Errorf("io_latency", "{io_latency} on: no disk to trace (the directories are on no block device)")
 	}
 	// The tracer is collected first: it waits for bpftrace's next print, and the
 	// counters read right after it then cover the same I/O.
@@ -203,7 +202,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 			m.tracer = lat
 			byBlock = len(cfg.Servers) > 0
 		case cfg.IOLatency == "on":
-			return fmt.Errorf("%w: --io-latency on: %v", input.ErrInvalid, err)
+			return input.Errorf("io_latency", "{io_latency} on: %w", err)
 		default:
 			m.sampler.Note("per-I/O latency not available: %v (disk figures are per-interval averages; no percentile is derived from them)", err)
 		}

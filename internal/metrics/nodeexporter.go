@@ -101,8 +101,8 @@ const maxScrapeBytes = 32 << 20
 func NewNodeExporter(rawURL string, devices map[string][]string, client *http.Client) (*NodeExporter, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
-		return nil, fmt.Errorf("%w: --metrics-host %q is not an http(s) URL: use node_exporter's metrics URL, e.g. http://db-host:9100/metrics",
-			input.ErrInvalid, dburl.Redact(rawURL))
+		return nil, input.Errorf("metrics_host", "{metrics_host} %q is not an http(s) URL: use node_exporter's metrics URL, e.g. http://db-host:9100/metrics",
+			dburl.Redact(rawURL))
 	}
 	// node_exporter's / is an HTML landing page, never the metrics.
 	if u.Path == "" || u.Path == "/" {

@@ -87,7 +87,7 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 	d := newDialect()
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --dsn %s: %v", input.ErrInvalid, shown, err)
+		return nil, input.Errorf("dsn", "{dsn} %s: %w", shown, err)
 	}
 	db, err := sqldb.OpenConnector(ctx, d, connector, shown)
 	if err != nil {
@@ -108,8 +108,8 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 // DriverConfig turns a mysql:// or mariadb:// URL into go-sql-driver's configuration.
 func DriverConfig(dsn string) (*mysql.Config, error) {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: --dsn %s: %s (write mysql://user:password@host:3306/tpcc or mysql://user:password@/tpcc?socket=/run/mysqld/mysqld.sock)",
-			input.ErrInvalid, dburl.Redact(dsn), fmt.Sprintf(format, a...))
+		return input.Errorf("dsn", "{dsn} %s: %s (write mysql://user:password@host:3306/tpcc or mysql://user:password@/tpcc?socket=/run/mysqld/mysqld.sock)",
+			dburl.Redact(dsn), fmt.Sprintf(format, a...))
 	}
 	u, err := url.Parse(dsn)
 	if err != nil {

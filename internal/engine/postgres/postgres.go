@@ -116,7 +116,7 @@ type DB struct {
 func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --dsn: %v", input.ErrInvalid, err)
+		return nil, input.Errorf("dsn", "{dsn}: %w", err)
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
@@ -124,8 +124,8 @@ func Open(ctx context.Context, dsn string, _ engine.OpenMode) (engine.Database, 
 	cfg.DialFunc = rawconn.Dialer(cfg.DialFunc) // raw I/O for every connection: less client CPU
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot connect to %s (check host, port, user, database and that the server runs): %v",
-			input.ErrInvalid, dburl.Redact(dsn), err)
+		return nil, input.Errorf("dsn", "cannot connect to %s (check host, port, user, database and that the server runs): %w",
+			dburl.Redact(dsn), err)
 	}
 	return &DB{cfg: cfg, conn: conn}, nil
 }
@@ -460,8 +460,8 @@ func (db *DB) checkProcedures(ctx context.Context) error {
 	}
 	for _, name := range procedureNames {
 		if !slices.ContainsFunc(have, func(f string) bool { return strings.HasPrefix(f, name+"(") }) {
-			return fmt.Errorf("%w: the database lacks storbench's stored procedure %s: run storbench build, or use --mode sql",
-				input.ErrInvalid, name)
+			return input.Errorf("mode", "the database lacks storbench's stored procedure %s: run storbench build, or use {mode} sql",
+				name)
 		}
 	}
 	db.procsOK.Store(true)

@@ -109,8 +109,9 @@ func dialWire(ctx context.Context, cfg *pgx.ConnConfig, stmts []*statement) (*wi
 	return &wireConn{nc: hc.Conn, wbuf: make([]byte, 0, 1024), rbuf: make([]byte, 8192), txStatus: 'I'}, nil
 }
 
-// otherVersion is the fix for a database whose functions do not match these calls.
-const otherVersion = "the database's functions come from another storbench version; rebuild it (storbench drop, then build) or use --mode sql"
+// otherVersion is the fix for a database whose functions do not match these calls,
+// the end of an input.Errorf format.
+const otherVersion = "the database's functions come from another storbench version; rebuild it (storbench drop, then build) or use {mode} sql"
 
 // prepare prepares st and checks that its results are what call decodes.
 func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
@@ -118,13 +119,13 @@ func prepare(ctx context.Context, pc *pgconn.PgConn, st *statement) error {
 	// A function created by another storbench version has other result columns
 	// (42703 undefined_column) or arguments (42883 undefined_function).
 	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && (pgErr.Code == "42703" || pgErr.Code == "42883") {
-		return fmt.Errorf("%w: prepare %s: %s: %s", input.ErrInvalid, st.name, pgErr.Message, otherVersion)
+		return input.Errorf("mode", "prepare %s: %s: "+otherVersion, st.name, pgErr.Message)
 	}
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", st.name, err)
 	}
 	if len(sd.Fields) != len(st.results) {
-		return fmt.Errorf("%w: prepare %s: %d result columns, want %d: %s", input.ErrInvalid, st.name, len(sd.Fields), len(st.results), otherVersion)
+		return input.Errorf("mode", "prepare %s: %d result columns, want %d: "+otherVersion, st.name, len(sd.Fields), len(st.results))
 	}
 	for i, f := range sd.Fields {
 		switch oid := f.DataTypeOID; st.results[i] {
@@ -439,6 +440,9 @@ func (c *wireConn) fail(ctx context.Context, err error) error {
 
 // end marks the connection unusable with broken (which wraps errConnLost) and closes
 // the socket: the server sees the connection end, and aborts what it still runs.
+// broken is what every later call returns: a server error that closed the connection
+// is in it as text only, so that Classify counts that error once (the call it
+// answered) and the later calls as a lost connection.
 func (c *wireConn) end(broken error) {
 	c.broken = broken
 	c.nc.Close()

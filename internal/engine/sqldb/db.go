@@ -36,7 +36,7 @@ type DB struct {
 func Open(ctx context.Context, d *Dialect, driverDSN, shownDSN string) (*DB, error) {
 	pool, err := sql.Open(d.Driver, driverDSN)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --dsn %s: %v", input.ErrInvalid, shownDSN, err)
+		return nil, input.Errorf("dsn", "{dsn} %s: %w", shownDSN, err)
 	}
 	return open(ctx, d, pool, shownDSN)
 }
@@ -50,7 +50,7 @@ func OpenConnector(ctx context.Context, d *Dialect, c driver.Connector, shownDSN
 func open(ctx context.Context, d *Dialect, pool *sql.DB, shownDSN string) (*DB, error) {
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("%w: cannot open %s (check the path or address, user and password): %v", input.ErrInvalid, shownDSN, err)
+		return nil, input.Errorf("dsn", "cannot open %s (check the path or address, user and password): %w", shownDSN, err)
 	}
 	return &DB{dialect: d, pool: pool}, nil
 }
@@ -384,7 +384,7 @@ func (db *DB) Connect(ctx context.Context, mode engine.Mode) (engine.Session, er
 	}
 	if mode == engine.Procedures {
 		if !db.dialect.Procedures {
-			return nil, fmt.Errorf("%w: %s has no stored procedures: use --mode sql", input.ErrInvalid, db.dialect.Engine)
+			return nil, input.Errorf("mode", "%s has no stored procedures: use {mode} sql", db.dialect.Engine)
 		}
 		open = newProcSession
 	}

@@ -156,8 +156,8 @@ func (s *procSession) call(ctx context.Context, id procID, args, dst []any) erro
 		// A procedure created by another storbench version returns other columns
 		// (looked at only on failure: Columns allocates).
 		if cols, cerr := rows.Columns(); cerr == nil && len(cols) != len(dst) {
-			err = fmt.Errorf("%w: it returned %d columns, want %d: the database's procedures come from another storbench version; rebuild it (storbench drop, then build) or use --mode sql",
-				input.ErrInvalid, len(cols), len(dst))
+			err = input.Errorf("mode", "it returned %d columns, want %d: the database's procedures come from another storbench version; rebuild it (storbench drop, then build) or use {mode} sql",
+				len(cols), len(dst))
 		}
 	}
 	if cerr := rows.Close(); err == nil {

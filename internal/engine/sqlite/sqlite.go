@@ -69,11 +69,11 @@ func Open(ctx context.Context, dsn string, mode engine.OpenMode) (engine.Databas
 		return nil, err
 	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%w: --dsn %s: directory %s does not exist (create it on the storage to test)", input.ErrInvalid, dsn, filepath.Dir(path))
+		return nil, input.Errorf("dsn", "{dsn} %s: directory %s does not exist (create it on the storage to test)", dsn, filepath.Dir(path))
 	}
 	_, statErr := os.Stat(path)
 	if mode == engine.Existing && errors.Is(statErr, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: --dsn %s: the database file %s does not exist: check the path, or create it with storbench build --dsn %s first", input.ErrInvalid, dsn, path, dsn)
+		return nil, input.Errorf("dsn", "{dsn} %s: the database file %s does not exist: check the path, or create it with storbench build --dsn %s first", dsn, path, dsn)
 	}
 	// WAL with synchronous=FULL: each commit fsyncs the log, the durability a server
 	// gives, so the storage's latency shows in every commit.
@@ -118,17 +118,17 @@ func Files(path string) []string {
 func filePath(dsn string) (string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return "", fmt.Errorf("%w: --dsn %q: %v (write sqlite:///path/to/tpcc.db)", input.ErrInvalid, dsn, err)
+		return "", input.Errorf("dsn", "{dsn} %q: %w (write sqlite:///path/to/tpcc.db)", dsn, err)
 	}
 	p := u.Path
 	if u.Opaque != "" {
 		p = u.Opaque
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("%w: --dsn %s: SQLite is a file on this machine, not on host %q (write sqlite:///path/to/tpcc.db)", input.ErrInvalid, dsn, u.Host)
+		return "", input.Errorf("dsn", "{dsn} %s: SQLite is a file on this machine, not on host %q (write sqlite:///path/to/tpcc.db)", dsn, u.Host)
 	}
 	if p == "" || p == "/" {
-		return "", fmt.Errorf("%w: --dsn %s names no file (write sqlite:///path/to/tpcc.db)", input.ErrInvalid, dsn)
+		return "", input.Errorf("dsn", "{dsn} %s names no file (write sqlite:///path/to/tpcc.db)", dsn)
 	}
 	return filepath.Abs(p)
 }

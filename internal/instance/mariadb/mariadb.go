@@ -150,7 +150,7 @@ func (server) Init(ctx context.Context, st *instance.State, _ *instance.State) e
 	st.Settings["log_bin"] = filepath.Join(logs, "mariadb-bin")
 	s, err := mariadbserver.Init(ctx, options(st))
 	if errors.Is(err, mariadbserver.ErrNoBinaries) {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return fmt.Errorf("%w: %w", input.ErrInvalid, err)
 	}
 	if err != nil {
 		return err
@@ -240,7 +240,7 @@ func (server) Restore(ctx context.Context, st *instance.State, dir string, how i
 
 // CheckReplica implements instance.Server: MariaDB instances have no standbys.
 func (server) CheckReplica() error {
-	return fmt.Errorf("%w: --replica-of is not supported for --engine mariadb: replicas are postgres-only", input.ErrInvalid)
+	return input.Errorf("replica_of", "{replica_of} is not supported for {engine} mariadb: replicas are postgres-only")
 }
 
 // Installed implements instance.Server: MariaDB's server binaries

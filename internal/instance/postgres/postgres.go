@@ -101,7 +101,7 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 		s, err = pgserver.Init(ctx, opts)
 	}
 	if errors.Is(err, pgserver.ErrNoBinaries) {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+		return fmt.Errorf("%w: %w", input.ErrInvalid, err)
 	}
 	if err != nil {
 		return err

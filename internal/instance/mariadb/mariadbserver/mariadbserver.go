@@ -408,7 +408,7 @@ func (s *Server) start(ctx context.Context) error {
 			return fmt.Errorf("mariadbd exited while starting (%v)\n%s", s.exitErr(), s.LogTail(30))
 		case <-wait.Done():
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			return fmt.Errorf("mariadbd did not accept connections on %s: %w (last: %v)\n%s", s.Socket, wait.Err(), err, s.LogTail(30))
+			return fmt.Errorf("mariadbd did not accept connections on %s: %w (last: %w)\n%s", s.Socket, wait.Err(), err, s.LogTail(30))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -638,7 +638,7 @@ func (s *Server) LoadDump(ctx context.Context, dir, db string) error {
 	}
 	f, err := os.Open(dumpFile(dir, db))
 	if err != nil {
-		return fmt.Errorf("%w: %s is not a mariadb logical backup: %v", input.ErrInvalid, dir, err)
+		return fmt.Errorf("%w: %s is not a mariadb logical backup: %w", input.ErrInvalid, dir, err)
 	}
 	defer f.Close()
 	_, err = s.run(ctx, f, client, "--no-defaults", "--user=root", "--socket="+s.Socket,
