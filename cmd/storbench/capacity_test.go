@@ -40,10 +40,10 @@ experiments:
     kind: capacity
     users: 8
     ramp: 1s
-    duration: 4s
+    duration: 3s
     slo: {transaction: new-order, percentile: 90, ms: 50}
     start_rate: 8000
-    precision: 0.5
+    precision: 1
     max_probes: 6
 `)
 	t.Logf("study run:\n%s", out)

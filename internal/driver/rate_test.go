@@ -3,10 +3,7 @@ package driver_test
 import (
 	"context"
 	"math"
-	"os"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -61,7 +58,13 @@ func TestOpenLoop(t *testing.T) {
 	rate := math.Round(capacity / 4)
 
 	t.Run("achieved", func(t *testing.T) {
+		before := runDelays(t, srv.PID())
 		res := run(t, driver.Config{Users: 4, Ramp: time.Second, Duration: 15 * time.Second, Seed: 2, Rate: rate})
+		var waited float64
+		for p, d := range runDelays(t, srv.PID()) {
+			waited += d - before[p]
+		}
+		serverWait := waited / (res.End.Sub(res.Start) + time.Second).Seconds()
 		r := res.Rate
 		if r == nil {
 			t.Fatal("an open-loop run's result has no rate section")
@@ -79,7 +82,12 @@ func TestOpenLoop(t *testing.T) {
 		// thread go idle and each transaction wakes them, which one closed-loop user,
 		// asking again at once, never waits for (measured on 2 CPUs: Payment's service
 		// p50 0.62-1.1 ms open-loop vs 0.32-0.50 ms closed-loop).
-		if got := p(t, res, 50); got > 2*closedP50+0.5 {
+		// On a machine busy with other work (the whole suite), each wake-up also
+		// waits for a CPU: measured, the server's processes waited 30% of the window
+		// and p50 was 9.5 ms vs 1.5 ms. Then only the rates are asserted.
+		if got := p(t, res, 50); serverWait > quietForLatency {
+			t.Logf("p50 not compared: the server's processes waited for a CPU %.1f%% of the window (p50 %.2f ms open-loop, %.2f closed-loop)", 100*serverWait, got, closedP50)
+		} else if got > 2*closedP50+0.5 {
 			t.Errorf("open-loop p50 %.2f ms at a quarter of capacity, closed-loop (1 user) %.2f ms: want close (within 2x + 0.5 ms)", got, closedP50)
 		}
 		if r.Skipped != 0 || r.Backlog > 4 {
@@ -92,10 +100,9 @@ func TestOpenLoop(t *testing.T) {
 		pause := func(time.Time) {
 			go func() {
 				time.Sleep(5 * time.Second)
-				pids := serverProcesses(srv.PID())
-				signal(t, pids, syscall.SIGSTOP)
-				time.Sleep(2 * time.Second)
-				signal(t, pids, syscall.SIGCONT)
+				if err := pauseFor(srv.PID(), 2*time.Second); err != nil {
+					t.Error(err)
+				}
 			}()
 		}
 		open := run(t, driver.Config{Users: 8, Ramp: time.Second, Duration: 16 * time.Second, Seed: 3, Rate: rate, Started: pause})
@@ -143,40 +150,15 @@ func TestOpenLoop(t *testing.T) {
 	})
 }
 
+// quietForLatency is the share of the window the server's processes may have waited
+// for a CPU for the low-load latencies to be compared: the run alone on 2 CPUs waited
+// 7.8% (its own driver and backends share them), beside the whole suite 19-30%.
+const quietForLatency = 0.10
+
 func maxBacklog(res *driver.Result) int {
 	m := 0
 	for _, s := range res.Timeline {
 		m = max(m, s.Backlog)
 	}
 	return m
-}
-
-// serverProcesses are the postmaster and its children.
-func serverProcesses(postmaster int) []int {
-	pids := []int{postmaster}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The parent is the second field after the command's closing parenthesis.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(postmaster) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-func signal(t *testing.T, pids []int, sig syscall.Signal) {
-	for _, pid := range pids {
-		if err := syscall.Kill(pid, sig); err != nil {
-			t.Errorf("signal %d: %v", pid, err)
-		}
-	}
 }

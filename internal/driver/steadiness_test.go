@@ -261,10 +261,9 @@ func TestSteadyAtAFixedRate(t *testing.T) {
 	paused := run(func(start time.Time) {
 		go func() {
 			time.Sleep(time.Until(start.Add(8 * time.Second)))
-			pids := serverProcesses(pid)
-			signal(t, pids, syscall.SIGSTOP)
-			time.Sleep(6 * time.Second)
-			signal(t, pids, syscall.SIGCONT)
+			if err := pauseFor(pid, 6*time.Second); err != nil {
+				t.Error(err)
+			}
 		}()
 	})
 	t.Logf("paused 6 s: %s", paused.Steadiness)
