@@ -374,6 +374,7 @@ func watchCmdlines(t *testing.T, sec *secrets) func() (seen, hits []string, scan
 			entries, _ := os.ReadDir("/proc")
 			parents := map[int]int{}
 			cmdlines := map[int][]byte{}
+			comms := map[int]string{}
 			for _, e := range entries {
 				pid, err := strconv.Atoi(e.Name())
 				if err != nil {
@@ -389,6 +390,9 @@ func watchCmdlines(t *testing.T, sec *secrets) func() (seen, hits []string, scan
 					if i := bytes.LastIndexByte(stat, ')'); i > 0 {
 						if f := strings.Fields(string(stat[i+1:])); len(f) > 1 {
 							parents[pid], _ = strconv.Atoi(f[1])
+						}
+						if j := bytes.IndexByte(stat, '('); j >= 0 && j < i {
+							comms[pid] = string(stat[j+1 : i])
 						}
 					}
 				}
@@ -407,6 +411,10 @@ func watchCmdlines(t *testing.T, sec *secrets) func() (seen, hits []string, scan
 							seenSet[filepath.Base(name)] = true
 						}
 						env, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+						if name == "" {
+							// Exiting: its command line is gone, its name (comm) is not.
+							name = comms[pid]
+						}
 						for _, label := range sec.find(env) {
 							client := slices.Contains([]string{"pg_basebackup", "pg_dump", "pg_restore"}, filepath.Base(name))
 							if client && label == "postgres instance password" {
