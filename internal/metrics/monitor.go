@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg Config) (*Monitor, error) {
 	}
 	if cfg.Database != nil {
 		m.database = &databaseCollector{db: cfg.Database}
-		m.sampler.AddApart("database", m.database)
+		m.sampler.Add("database", m.database)
 		m.waits("", cfg.Database, cfg.WaitRate)
 	}
 	for _, w := range cfg.WaitServers {
@@ -268,11 +268,11 @@ func (m *Monitor) waits(server string, db engine.Observer, rate float64) {
 	}
 	name := strings.TrimSpace("waits " + server)
 	if wp, ok := db.(engine.WaitProfiler); ok {
-		m.sampler.AddApart(name, &profileCollector{db: wp, server: server})
+		m.sampler.Add(name, &profileCollector{db: wp, server: server})
 		return
 	}
 	if ws, ok := db.(engine.WaitSampler); ok {
-		m.sampler.AddApart(name, newWaitCollector(server, ws, rate))
+		m.sampler.Add(name, newWaitCollector(server, ws, rate))
 		return
 	}
 	what := "this engine"
