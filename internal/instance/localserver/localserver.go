@@ -249,3 +249,36 @@ func AppendFile(path, text string) error {
 	}
 	return err
 }
+
+// WaitExited waits until process pid has exited (a zombie counts: it holds no files),
+// at most limit. A server's stop program can return before its process has gone:
+// pg_ctl stops waiting when postmaster.pid is removed, which the postmaster does on
+// its way out, while it still works in, and holds files of, its data directory.
+func WaitExited(ctx context.Context, pid int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || exitedState(stat) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d still runs %v after it was stopped", pid, limit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// exitedState tells from /proc/PID/stat whether the process is a zombie or dead: the
+// state is the first field after the command, which is in parentheses and may hold any
+// character.
+func exitedState(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return false
+	}
+	return stat[i+2] == 'Z' || stat[i+2] == 'X'
+}

@@ -2,10 +2,12 @@ package localserver
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWritesDoNotGoThroughLinks: a server's user owns its directory and can put a
@@ -62,5 +64,38 @@ func TestWritesDoNotGoThroughLinks(t *testing.T) {
 	}
 	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 || cred != nil && info.Sys().(*syscall.Stat_t).Uid != cred.Uid {
 		t.Errorf("created %v (%v), want 0600 belonging to the server's user", info.Mode(), err)
+	}
+}
+
+func TestWaitExited(t *testing.T) {
+	ctx := t.Context()
+	short := exec.Command("sleep", "0.3")
+	long := exec.Command("sleep", "30")
+	for _, c := range []*exec.Cmd{short, long} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = long.Process.Kill(); _ = long.Wait() })
+	begun := time.Now()
+	// Not reaped until after: a zombie counts as exited.
+	if err := WaitExited(ctx, short.Process.Pid, 5*time.Second); err != nil {
+		t.Errorf("a process that exits: %v", err)
+	}
+	if took := time.Since(begun); took < 250*time.Millisecond {
+		t.Errorf("returned after %v, before the process exited", took)
+	}
+	_ = short.Wait()
+	if err := WaitExited(ctx, short.Process.Pid, time.Second); err != nil {
+		t.Errorf("a reaped process: %v", err)
+	}
+	if err := WaitExited(ctx, long.Process.Pid, 100*time.Millisecond); err == nil {
+		t.Error("a process that runs on is reported exited")
+	}
+	// The command, in parentheses, may itself hold ") Z".
+	for stat, want := range map[string]bool{"12 (a) Z b) S 1 2": false, "12 (a) Z b) Z 1 2": true, "12 (x) X 1": true, "12 (x) R 1": false, "garbage": false} {
+		if got := exitedState([]byte(stat)); got != want {
+			t.Errorf("exitedState(%q) = %v, want %v", stat, got, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -100,8 +101,17 @@ func mount(t testing.TB, d *Disk, mkfs ...string) *Disk {
 	}
 	t.Cleanup(func() {
 		// A process the test left holding a file there makes this fail: reported,
-		// with the processes that hold it.
-		if out, err := exec.Command("umount", d.Dir).CombinedOutput(); err != nil {
+		// with the processes that hold it. One still exiting (its files are closed
+		// after it has left /proc's lists) is waited for, a few seconds.
+		var out []byte
+		var err error
+		for wait := 50 * time.Millisecond; ; wait *= 2 {
+			if out, err = exec.Command("umount", d.Dir).CombinedOutput(); err == nil || wait > 2*time.Second || !strings.Contains(string(out), "busy") {
+				break
+			}
+			time.Sleep(wait)
+		}
+		if err != nil {
 			t.Errorf("umount %s: %v: %s (held by: %s)", d.Dir, err, strings.TrimSpace(string(out)), strings.Join(Holders(d.Dir), "; "))
 		}
 	})

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -515,16 +516,24 @@ func (s *Server) SetSyncStandby(ctx context.Context, appName string) error {
 // Stop shuts the server down (fast mode: open sessions are ended, a shutdown
 // checkpoint written). A server that has not finished in 60 s, as one whose disk is
 // full may never (its checkpoint cannot be written), is stopped in immediate mode:
-// it is never left running, and its next start recovers from the WAL.
+// it is never left running, and its next start recovers from the WAL. It returns
+// when the postmaster has exited.
 func (s *Server) Stop(ctx context.Context) error {
+	pid := s.PID()
 	err := s.run(ctx, "pg_ctl", "-D", s.Dir, "-m", "fast", "-w", "-t", "60", "stop")
-	if err == nil || s.PID() == 0 {
-		return err
+	if err != nil && s.PID() != 0 {
+		if ierr := s.run(ctx, "pg_ctl", "-D", s.Dir, "-m", "immediate", "-w", "-t", "60", "stop"); ierr != nil {
+			return errors.Join(err, ierr)
+		}
+		err = nil
 	}
-	if ierr := s.run(ctx, "pg_ctl", "-D", s.Dir, "-m", "immediate", "-w", "-t", "60", "stop"); ierr != nil {
-		return errors.Join(err, ierr)
+	if err == nil && pid != 0 {
+		// pg_ctl returns once postmaster.pid is gone, which can be before the
+		// postmaster has exited: whoever unmounts or removes the directory next would
+		// find it still held.
+		err = localserver.WaitExited(ctx, pid, 10*time.Second)
 	}
-	return nil
+	return err
 }
 
 // Log returns the server log, for test failure messages.
