@@ -78,8 +78,7 @@ func run() error {
 		loadS := time.Since(start).Seconds()
 		for _, mode := range []engine.Mode{engine.Procedures, engine.SQL} {
 			for _, u := range users {
-				res, err := driver.Run(ctx, db, driver.Config{Users: u, Ramp: *ramp, Duration: *duration, Mode: mode,
-					Seed: uint64(u), MaxRetries: driver.DefaultRetries, ClientCPUs: 2})
+				res, err := driver.Run(ctx, db, driver.Config{Users: u, Ramp: *ramp, Duration: *duration, Seed: uint64(u), ClientCPUs: 2, Workload: driver.Workload{Mode: mode, MaxRetries: driver.DefaultRetries}})
 				if errors.Is(err, input.ErrInvalid) && mode == engine.Procedures {
 					fmt.Fprintf(tw, "%s\t%s\t%.1f\t-\t-\t-\t-\t-\tnot available\t\n", t.name, mode, loadS)
 					break

@@ -357,7 +357,7 @@ func (j *stepJob) build(s *study.Study, seed uint64) *study.StepResult {
 
 	res := &driver.Result{Start: j.window, End: j.end}
 	res.Config = driver.RunConfig{Engine: "postgres", DSN: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/tpcc?sslmode=disable", p.port),
-		Mode: s.Workload.Mode, Users: st.Users, RampSeconds: float64(ramp), DurationSeconds: float64(seconds),
+		Mode: string(s.Workload.Mode), Users: st.Users, RampSeconds: float64(ramp), DurationSeconds: float64(seconds),
 		AllWarehouses: s.Workload.AllWarehouses, Keying: s.Workload.Keying, Warehouses: warehouses,
 		Seed: s.Workload.Seed + uint64(st.Seq), CLoad: p.cLoad, CRun: (p.cLoad + 65 + rng.IntN(50)) % 256,
 		MaxRetries: driver.DefaultRetries, ClientCPUs: cores, Version: version, ServerVersion: serverVerDB}

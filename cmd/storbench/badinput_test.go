@@ -127,6 +127,9 @@ func TestBadInputMatrix(t *testing.T) {
 			want: "--rate and --keying both pace the users", fix: "give one of them"},
 		{name: "negative rate", args: args("run", "--dsn", "postgres://x@127.0.0.1/y", "--rate", "-5"),
 			want: "--rate -5 is negative", fix: "give transactions per minute"},
+		// The same bound as a study's duration: one check declared once.
+		{name: "window under a second", args: args("run", "--dsn", "postgres://x@127.0.0.1/y", "--duration", "500ms"),
+			want: "--duration 500ms is too short", fix: "measure for at least 1s"},
 		{name: "latency limit without rate", args: args("run", "--dsn", "postgres://x@127.0.0.1/y", "--latency-limit", "1s"),
 			want: "--latency-limit skips transactions that are already late", fix: "give --rate too"},
 		{name: "unknown arrivals", args: args("run", "--dsn", "postgres://x@127.0.0.1/y", "--rate", "600", "--arrivals", "bursty"),

@@ -82,17 +82,14 @@ refresh statistics. Refuses a database that already holds TPC-C tables.`,
 		},
 	}
 	dsnFlag(c, &dsn)
-	decimalVar(c.Flags(), &opts.Warehouses, "warehouses", 0, "number of warehouses (schema size; required)")
-	decimalVar(c.Flags(), &opts.Workers, "workers", load.DefaultWorkers(), "load connections in parallel")
-	decimalVar(c.Flags(), &opts.Seed, "seed", 0, "random seed of the generated data (same seed, same rows and C-Load; 0: drawn at random; recorded in the build)")
-	c.Flags().StringVar(&opts.Schema, "schema", load.DefaultSchema, "schema and finishing: spec (stock keyed by warehouse, then item; PostgreSQL: VACUUM FREEZE and CHECKPOINT after the load) or hammerdb (HammerDB 4.12's: stock keyed by item, then warehouse; ANALYZE only); recorded in the build")
+	opts.AddFlags(c.Flags())
 	_ = c.MarkFlagRequired("warehouses")
 	return c
 }
 
 func runCmd() *cobra.Command {
-	var dsn, mode, jsonPath string
-	cfg := driver.Config{}
+	var dsn, jsonPath string
+	var cfg driver.Config
 	var mf metricsFlags
 	c := &cobra.Command{
 		Use:   "run",
@@ -109,7 +106,6 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if err := mf.checkOutputs(jsonPath); err != nil {
 				return err
 			}
-			cfg.Mode = engine.Mode(mode)
 			if cfg.Seed == 0 {
 				cfg.Seed = uint64(time.Now().UnixNano())
 			}
@@ -185,23 +181,10 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 		},
 	}
 	dsnFlag(c, &dsn)
-	decimalVar(c.Flags(), &cfg.Users, "users", driver.DefaultUsers, "virtual users, each with its own connection")
-	c.Flags().DurationVar(&cfg.Ramp, "ramp", driver.DefaultRamp, "ramp-up before the timed window (not counted)")
-	c.Flags().DurationVar(&cfg.Duration, "duration", driver.DefaultDuration, "timed window")
-	c.Flags().DurationVar(&cfg.UntilSteady, "until-steady", 0, "run the timed window past --duration until its last --duration seconds are steady, at most this long in all (e.g. 10m; docs/steadiness.md); 0: --duration")
-	c.Flags().BoolVar(&cfg.AllWarehouses, "all-warehouses", false, "users cycle through all warehouses (HammerDB's \"use all warehouses\")")
-	c.Flags().BoolVar(&cfg.Keying, "keying", false, "keying and think times of the spec (5.2.5); off as in HammerDB")
-	c.Flags().Float64Var(&cfg.Rate, "rate", 0, "open-loop load: transactions a minute (all five types) arriving whether or not the database keeps up, --users of them at once; response times run from when each was due (0: closed-loop users)")
-	c.Flags().StringVar(&cfg.Arrivals, "arrivals", driver.ArrivalsPoisson, "how --rate's arrivals are spread: poisson (random gaps) or uniform (equal gaps)")
-	c.Flags().DurationVar(&cfg.LatencyLimit, "latency-limit", 0, "with --rate: skip (and count) arrivals already this late when a user is free, and count completed transactions slower than this as late (0: none)")
-	c.Flags().StringVar(&cfg.Inputs, "inputs", driver.DefaultInputs, "where the transaction inputs come from: spec (TPC-C's) or hammerdb (HammerDB 4.12's: uniform customer and item ids, random home warehouses and Stock-Level districts, its think times; the result adds the NOPM HammerDB would show)")
-	c.Flags().StringVar(&mode, "mode", string(engine.Best), "procedures (one stored-procedure call per transaction) or sql (client-side statements); default: the engine's best, procedures where it has them, sql otherwise (the result records the mode run)")
+	cfg.AddFlags(c.Flags())
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
-	decimalVar(c.Flags(), &cfg.Seed, "seed", 0, "random seed of the run's inputs (0: from the clock; recorded in the result)")
-	decimalVar(c.Flags(), &cfg.MaxRetries, "retries", driver.DefaultRetries, "times a transaction is retried after a serialization failure or deadlock")
 	mf.register(c)
 	c.Flags().BoolVar(&mf.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
-	decimalVar(c.Flags(), &cfg.ClientCPUs, "client-cpus", driver.DefaultClientCPUs, "CPUs the driver may use (GOMAXPROCS); more only costs more CPU per transaction on a box shared with the database, and the result warns when the driver nears this limit")
 	return c
 }
 

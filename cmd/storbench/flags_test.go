@@ -1,13 +1,18 @@
 package main
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/study"
+	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // Counts are read in decimal: pflag's own number flags read 010 as octal 8 and
@@ -86,4 +91,28 @@ func TestFlagNamesAreFlags(t *testing.T) {
 	refused(t, "invalid input: give --profile NAME (see storbench fio --list) or --all", "fio", "--path", t.TempDir())
 	refused(t, "invalid input: --metrics-device picks disks of a --metrics-host; on this host give --path DIR",
 		"run", "--metrics-only", "--duration", "1s", "--metrics-device", "sda")
+}
+
+// The command line and a study cannot disagree on a run's settings: each key of the
+// driver's workload, which a study's workload block embeds, is a flag of run, bound
+// by the driver's own AddFlags, and the study decodes it.
+func TestRunSettingsAreStudySettings(t *testing.T) {
+	t.Parallel()
+	run, _, err := rootCmd().Find([]string{"run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := yamlfile.Keys(reflect.TypeFor[driver.Workload]())
+	if len(keys) < 7 {
+		t.Fatalf("driver.Workload's keys: %v", keys)
+	}
+	studyKeys := yamlfile.Keys(reflect.TypeFor[study.Workload]())
+	for _, key := range keys {
+		if run.Flags().Lookup(strings.TrimPrefix(flagName(key), "--")) == nil {
+			t.Errorf("the study's workload.%s is no flag of run (%s)", key, flagName(key))
+		}
+		if !slices.Contains(studyKeys, key) {
+			t.Errorf("driver.Workload's %s is not a key of a study's workload", key)
+		}
+	}
 }

@@ -136,9 +136,9 @@ logs in --wal-path; --replica-of is for postgres only.`,
 	f.StringVar(&memory, "memory", "", "memory of the instance, e.g. 2GB (default: engine defaults, no limit)")
 	f.StringVar(&spec.CPUs, "cpus", "", "CPUs the instance may use, e.g. 0-1 (default: all)")
 	f.StringVar(&ioLimit, "io-limit", "", "throttle the data disk to emulate slower storage: riops=N,wiops=N,rbps=100MB,wbps=100MB (any subset) or a preset such as aws-gp3 (docs/io-limits.md; needs cgroups)")
-	decimalVar(f, &spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	input.DecimalVar(f, &spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	f.StringVar(&spec.Name, "name", "", "instance name (default: from --path)")
-	decimalVar(f, &spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")
+	input.DecimalVar(f, &spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")
 	f.StringVar(&spec.ReplicaOf, "replica-of", "", "make this instance a streaming standby of the named running instance")
 	f.BoolVar(&spec.Sync, "sync", false, "with --replica-of: the primary's commits wait for this standby (synchronous commit)")
 	return c
@@ -427,7 +427,7 @@ func backupCmd() *cobra.Command {
 	}
 	a.flags(c, "to", "empty or new directory for the backup")
 	c.Flags().StringVar(&method, "method", "physical", "physical or logical")
-	decimalVar(c.Flags(), &jobs, "jobs", 1, "parallel jobs of a postgres logical backup (and, by default, of its restore); mariadb's tools run one")
+	input.DecimalVar(c.Flags(), &jobs, "jobs", 1, "parallel jobs of a postgres logical backup (and, by default, of its restore); mariadb's tools run one")
 	return c
 }
 
@@ -449,7 +449,7 @@ func restoreCmd() *cobra.Command {
 		},
 	}
 	a.flags(c, "from", "a directory made by storbench backup")
-	decimalVar(c.Flags(), &jobs, "jobs", 0, "parallel jobs of a postgres logical restore (default: the backup's)")
+	input.DecimalVar(c.Flags(), &jobs, "jobs", 0, "parallel jobs of a postgres logical restore (default: the backup's)")
 	c.Flags().BoolVar(&force, "force", false, "restore a backup of another instance (a restore is always refused while a build, run or backup uses the instance)")
 	return c
 }

@@ -96,7 +96,7 @@ func flagName(key string) string {
 
 // flagNames are the flags spelt otherwise than their setting's key: a list in a study
 // file is one flag repeated on the command line.
-var flagNames = map[string]string{"profiles": "profile", "metrics_devices": "metrics-device"}
+var flagNames = map[string]string{"profiles": "profile", "metrics_devices": "metrics-device", "interval": "metrics-interval"}
 
 // printError prints msg on one line: driver errors can span several (one per address
 // tried).

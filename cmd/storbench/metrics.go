@@ -76,9 +76,9 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u 
 // processes and cgroups, and db's counters when db is not nil. The returned function
 // ends the CSV file.
 func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, servers []metrics.Server, cgroups []metrics.CgroupCPU, db engine.Observer, notes []string, jsonPath string, out io.Writer) (*metrics.Monitor, func() error, error) {
-	if err := errors.Join(metrics.CheckInterval("--metrics-interval", f.interval), metrics.CheckIOLatency("--io-latency", f.latency),
-		metrics.CheckWaitRate("--wait-rate", f.waitRate)); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", input.ErrInvalid, err)
+	if err := errors.Join(metrics.CheckInterval(f.interval), metrics.CheckIOLatency(f.latency),
+		metrics.CheckWaitRate(f.waitRate)); err != nil {
+		return nil, nil, err
 	}
 	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency, Database: db,
 		WaitRate: f.waitRate, Targets: targets, Servers: servers, Cgroups: cgroups}
@@ -150,7 +150,7 @@ type metricsOnly struct {
 
 // runMetricsOnly samples for the duration (or until interrupted) without a workload.
 func runMetricsOnly(c *cobra.Command, f *metricsFlags, dsn, jsonPath string, duration time.Duration) error {
-	if err := driver.CheckDuration("--", duration); err != nil {
+	if err := driver.CheckDuration(duration); err != nil {
 		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
 	}
 	if f.off {

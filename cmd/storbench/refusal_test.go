@@ -146,8 +146,8 @@ func TestRunFlagMessages(t *testing.T) {
 	if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}
-	refused(t, `--mode "foo" is unknown: use procedures or sql`, "run", "--dsn", dsn, "--mode", "foo", "--no-metrics")
-	refused(t, "--retries -1 is negative: give 0", "run", "--dsn", dsn, "--retries", "-1", "--no-metrics")
+	refused(t, `--mode "foo" is unknown (use procedures, stored procedures as HammerDB does, or sql, statements sent by the client)`, "run", "--dsn", dsn, "--mode", "foo", "--no-metrics")
+	refused(t, "--retries -1 is negative (give 0", "run", "--dsn", dsn, "--retries", "-1", "--no-metrics")
 }
 
 // run, check and drop on a SQLite file that does not exist are refused, rather than

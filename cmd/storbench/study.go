@@ -384,8 +384,8 @@ counters lag, and the report's findings name no winner).`,
 			if errors.Is(pgErr, input.ErrInvalid) {
 				return pgErr
 			}
-			if err := errors.Join(driver.CheckDuration("--", window), metrics.CheckWaitRate("--wait-rate", waitRate)); err != nil {
-				return fmt.Errorf("%w: %v", input.ErrInvalid, err)
+			if err := errors.Join(driver.CheckDuration(window), metrics.CheckWaitRate(waitRate)); err != nil {
+				return err
 			}
 			abs, err := quickPath(c, dir)
 			if err != nil {

@@ -85,7 +85,7 @@ func TestConnectionLimit(t *testing.T) {
 		}
 	}
 	before := workDone(t, other)
-	cfg := driver.Config{Users: 7, Duration: time.Second, Mode: engine.Procedures, Seed: 1, ClientCPUs: 1}
+	cfg := driver.Config{Users: 7, Duration: time.Second, Seed: 1, ClientCPUs: 1, Workload: driver.Workload{Mode: engine.Procedures}}
 	start := time.Now()
 	res, err := driver.Run(ctx, db, cfg)
 	if !errors.Is(err, input.ErrInvalid) || res != nil {

@@ -22,31 +22,18 @@ import (
 
 // Config is a run's configuration.
 type Config struct {
-	Users         int
-	Ramp          time.Duration
-	Duration      time.Duration
-	AllWarehouses bool
-	Keying        bool // keying and think times of 5.2.5 (or of Inputs' rules)
+	Workload
+	Users    int
+	Ramp     time.Duration
+	Duration time.Duration
 	// Rate, when above 0, makes the run open-loop: transactions of the mix arrive at
 	// Rate a minute (all five types, as pgbench's and sysbench's rates count), spread
 	// by Arrivals, and Users is how many may run at once. 0: closed-loop users.
-	Rate     float64
-	Arrivals string // ArrivalsPoisson (Validate's default) or ArrivalsUniform
-	// LatencyLimit (open-loop only; 0: none): an arrival already this late when a
-	// user is free for it is skipped and counted, and a completed transaction whose
-	// response time exceeds it counts as late, as pgbench --latency-limit.
-	LatencyLimit time.Duration
-	// Mode: engine.Best is the engine's best, resolved by Run (the result records
-	// the mode it ran).
-	Mode       engine.Mode
-	Seed       uint64 // of the run's inputs
-	MaxRetries int    // per transaction, for serialization failures and deadlocks
+	Rate float64
+	Seed uint64 // of the run's inputs
 	// ClientCPUs is how many CPUs the driver may use (the caller sets GOMAXPROCS);
 	// the result warns when the driver came close to using them all.
 	ClientCPUs int
-	// Inputs names the input rules (tpcc.ParseInputs): the spec's, or HammerDB's to
-	// compare with its published figures. Validate sets "" to DefaultInputs.
-	Inputs string
 	// Progress, when set, is called once a second.
 	Progress func(Tick)
 	// Accepted, when set, is called once Run has accepted the run (the server can
@@ -145,132 +132,6 @@ func (r *run) pause(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// Defaults of a run's settings, for the command line and study files alike. The
-// window is HammerDB's own TPROC-C default (2 minutes of ramp-up, 5 minutes timed),
-// which the papers kept or lengthened, so a run that leaves it out measures what a
-// HammerDB user would expect.
-const (
-	DefaultUsers    = 1
-	DefaultRamp     = 2 * time.Minute
-	DefaultDuration = 5 * time.Minute
-	// DefaultRetries: a serialization failure or deadlock is retried as HammerDB
-	// does, a few times before the transaction counts as an error.
-	DefaultRetries    = 5
-	DefaultClientCPUs = 1
-)
-
-// Bounds of a run's settings. Larger values are typos, not experiments, and each
-// would otherwise fail late and badly: the users' sessions and goroutines are made up
-// front, and a window of months ties up a machine that gives no result until its end.
-const (
-	// MaxUsers: one session each; more than any server accepts (PostgreSQL's
-	// max_connections is a few hundred to a few thousand).
-	MaxUsers = 100000
-	// MaxRamp: a ramp-up takes minutes (HammerDB's default is 2m); a day covers
-	// warming the cache of the largest memory (--ramp 2000m for 2m is the typo).
-	MaxRamp = 24 * time.Hour
-	// MaxDuration: the papers' longest steady-state runs last hours; a week covers
-	// soak tests while catching a unit slip (--duration 5000h).
-	MaxDuration = 7 * 24 * time.Hour
-)
-
-// CheckUsers checks a user count. Errors read "problem (fix)" and name the setting as
-// prefix+"users": "--" on the command line, "" in a study file.
-func CheckUsers(prefix string, users int) error {
-	switch {
-	case users < 1:
-		return fmt.Errorf("%susers %d is too few (give at least 1, one session each)", prefix, users)
-	case users > MaxUsers:
-		return fmt.Errorf("%susers %d is more than %d (one session each, more than any server accepts: give fewer)", prefix, users, MaxUsers)
-	}
-	return nil
-}
-
-// CheckRamp checks a ramp-up, naming it like CheckUsers.
-func CheckRamp(prefix string, ramp time.Duration) error {
-	switch {
-	case ramp < 0:
-		return fmt.Errorf("%sramp %v is negative (give 0 or more, e.g. %sramp 2m)", prefix, ramp, prefix)
-	case ramp > MaxRamp:
-		return fmt.Errorf("%sramp %v is longer than %v (a ramp-up takes minutes, HammerDB's default is 2m: e.g. %sramp 2m)", prefix, ramp, MaxRamp, prefix)
-	}
-	return nil
-}
-
-// CheckDuration checks a timed window, naming it like CheckUsers.
-func CheckDuration(prefix string, duration time.Duration) error {
-	switch {
-	case duration <= 0:
-		return fmt.Errorf("%sduration %v is not positive (e.g. %sduration 5m)", prefix, duration, prefix)
-	case duration > MaxDuration:
-		return fmt.Errorf("%sduration %v is longer than %v (a timed window takes minutes to hours, HammerDB's default is 5m: e.g. %sduration 5m)", prefix, duration, MaxDuration, prefix)
-	}
-	return nil
-}
-
-// DefaultInputs are the input rules of a run that names none: the spec's.
-const DefaultInputs = tpcc.SpecInputs
-
-// CheckInputs checks the name of a run's input rules, naming it like CheckUsers.
-func CheckInputs(prefix, inputs string) error {
-	if _, err := tpcc.ParseInputs(inputs); err != nil {
-		return fmt.Errorf("%s%v", prefix, err)
-	}
-	return nil
-}
-
-// CheckClientCPUs checks --client-cpus against the CPUs this process may run on
-// (runtime.NumCPU counts the affinity mask, a cpuset's CPUs): GOMAXPROCS beyond them
-// only adds threads, and 100000 of them exhaust the process's thread limit.
-func CheckClientCPUs(n int) error {
-	if n < 1 || n > runtime.NumCPU() {
-		return fmt.Errorf("%w: --client-cpus %d is out of range (give 1 to %d, the CPUs this process may use)", input.ErrInvalid, n, runtime.NumCPU())
-	}
-	return nil
-}
-
-// Validate checks the configuration before anything connects.
-func (c *Config) Validate() error {
-	if err := CheckUsers("--", c.Users); err != nil {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
-	}
-	if err := errors.Join(CheckRamp("--", c.Ramp), CheckDuration("--", c.Duration)); err != nil {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
-	}
-	if c.Arrivals == "" {
-		c.Arrivals = ArrivalsPoisson
-	}
-	if err := errors.Join(CheckRate("--", c.Rate), CheckArrivals("--", c.Arrivals), CheckLatencyLimit("--", c.LatencyLimit, c.Rate)); err != nil {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
-	}
-	if c.Rate > 0 && c.Keying {
-		return fmt.Errorf("%w: --rate and --keying both pace the users: an open-loop run's arrivals replace keying and think times (give one of them)", input.ErrInvalid)
-	}
-	if c.MaxRetries < 0 {
-		return fmt.Errorf("%w: --retries %d is negative: give 0 (no retry) or more", input.ErrInvalid, c.MaxRetries)
-	}
-	if err := CheckClientCPUs(c.ClientCPUs); err != nil {
-		return err
-	}
-	if c.Inputs == "" {
-		c.Inputs = DefaultInputs
-	}
-	if err := CheckInputs("--", c.Inputs); err != nil {
-		return fmt.Errorf("%w: %v", input.ErrInvalid, err)
-	}
-	if c.UntilSteady != 0 {
-		if err := CheckUntilSteady("--until-steady", c.UntilSteady, c.Duration); err != nil {
-			return fmt.Errorf("%w: %v", input.ErrInvalid, err)
-		}
-	}
-	_, err := engine.ParseMode(string(c.Mode))
-	if err != nil {
-		return fmt.Errorf("%w: --%v", input.ErrInvalid, err)
-	}
-	c.validated = true
-	return nil
-}
-
 // Run drives the database and returns the result of the timed window. Interrupted
 // (ctx done) inside the window, it returns the result of the part that ran, marked
 // Interrupted, together with ctx's error; before the window, no result.
@@ -337,7 +198,7 @@ func Run(ctx context.Context, db Database, cfg Config) (*Result, error) {
 	if cfg.Rate > 0 {
 		// Arrivals start with the ramp-up, so the window opens on a loaded database.
 		r.sched = newSchedule(cfg, r.start, r.windowStart, r.windowEnd, tpcc.RunRand(cfg.Seed, cfg.Users+1))
-		r.lateAfter = cfg.LatencyLimit
+		r.lateAfter = cfg.LatencyLimit.Duration
 	}
 	if cfg.Started != nil {
 		cfg.Started(r.windowStart)
@@ -412,8 +273,8 @@ func checkConnections(ctx context.Context, db Database, users int) error {
 		return nil
 	}
 	if need := users + ownConnections; need > limit.Available {
-		return fmt.Errorf("%w: %d users need %d connections but the server allows %d more (max_connections=%d): lower --users or raise max_connections",
-			input.ErrInvalid, users, need, max(limit.Available, 0), limit.Max)
+		return input.Errorf("users", "%d users need %d connections but the server allows %d more (max_connections=%d): lower {users} or raise max_connections",
+			users, need, max(limit.Available, 0), limit.Max)
 	}
 	return nil
 }
@@ -432,8 +293,8 @@ func checkStatements(ctx context.Context, db Database, users int, mode engine.Mo
 		return nil
 	}
 	if need := users * limit.PerSession; need > limit.Available {
-		return fmt.Errorf("%w: %d users prepare %d statements (%d a session in %s mode) but the server allows %d more (max_prepared_stmt_count=%d): lower --users or raise max_prepared_stmt_count",
-			input.ErrInvalid, users, need, limit.PerSession, mode, max(limit.Available, 0), limit.Max)
+		return input.Errorf("users", "%d users prepare %d statements (%d a session in %s mode) but the server allows %d more (max_prepared_stmt_count=%d): lower {users} or raise max_prepared_stmt_count",
+			users, need, limit.PerSession, mode, max(limit.Available, 0), limit.Max)
 	}
 	return nil
 }

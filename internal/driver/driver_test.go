@@ -56,11 +56,11 @@ func TestThinkTime(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	ok := Config{Users: 1, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1}
+	ok := Config{Users: 1, Duration: time.Second, ClientCPUs: 1, Workload: Workload{Mode: engine.SQL}}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid config rejected: %v", err)
 	}
-	steady := Config{Users: 1, Duration: time.Minute, UntilSteady: 10 * time.Minute, Mode: engine.SQL, ClientCPUs: 1}
+	steady := Config{Users: 1, Duration: time.Minute, UntilSteady: 10 * time.Minute, ClientCPUs: 1, Workload: Workload{Mode: engine.SQL}}
 	if err := steady.Validate(); err != nil {
 		t.Fatalf("valid config run until steady rejected: %v", err)
 	}

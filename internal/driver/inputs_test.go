@@ -16,7 +16,7 @@ import (
 // users share one.
 func TestOpenUsersHomes(t *testing.T) {
 	const users, warehouses = 12, 12
-	cfg := Config{Users: users, Mode: engine.SQL, Seed: 3}
+	cfg := Config{Users: users, Seed: 3, Workload: Workload{Mode: engine.SQL}}
 	for _, c := range []struct {
 		inputs string
 		random bool
@@ -48,7 +48,7 @@ func TestOpenUsersHomes(t *testing.T) {
 // fields and in the text.
 func TestRunRecordsInputs(t *testing.T) {
 	for _, inputs := range []string{"", tpcc.HammerDBInputs} {
-		cfg := Config{Users: 2, Duration: time.Second, Mode: engine.SQL, Seed: 5, ClientCPUs: 1, Inputs: inputs}
+		cfg := Config{Users: 2, Duration: time.Second, Seed: 5, ClientCPUs: 1, Workload: Workload{Mode: engine.SQL, Inputs: inputs}}
 		res, err := Run(context.Background(), &fakeDB{}, cfg)
 		if err != nil {
 			t.Fatal(err)

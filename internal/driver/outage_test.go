@@ -56,18 +56,17 @@ func serverDiesMidRun(t *testing.T, srv restartable, dsn string, mode engine.Mod
 	}
 
 	killed := make(chan error, 1)
-	cfg := driver.Config{Users: 4, Ramp: time.Second, Duration: 18 * time.Second, Mode: mode, Seed: 1, MaxRetries: 5, ClientCPUs: 2,
-		Started: func(time.Time) {
-			go func() {
-				time.Sleep(4 * time.Second)
-				if err := syscall.Kill(srv.PID(), syscall.SIGKILL); err != nil {
-					killed <- err
-					return
-				}
-				time.Sleep(3 * time.Second)
-				killed <- srv.Start(context.Background())
-			}()
-		}}
+	cfg := driver.Config{Users: 4, Ramp: time.Second, Duration: 18 * time.Second, Seed: 1, ClientCPUs: 2, Started: func(time.Time) {
+		go func() {
+			time.Sleep(4 * time.Second)
+			if err := syscall.Kill(srv.PID(), syscall.SIGKILL); err != nil {
+				killed <- err
+				return
+			}
+			time.Sleep(3 * time.Second)
+			killed <- srv.Start(context.Background())
+		}()
+	}, Workload: driver.Workload{Mode: mode, MaxRetries: 5}}
 	res, err := driver.Run(ctx, db, cfg)
 	if err != nil {
 		t.Fatalf("the run did not survive the server's restart: %v", err)

@@ -28,44 +28,6 @@ const (
 	ArrivalsUniform = "uniform"
 )
 
-// MaxRate bounds --rate (transactions per minute): a thousand times what the
-// largest published TPC-C results run per client machine; more is a unit slip.
-const MaxRate = 1e8
-
-// CheckRate checks an offered rate (transactions a minute, 0: closed loop), naming
-// it like CheckUsers.
-func CheckRate(prefix string, rate float64) error {
-	switch {
-	case rate < 0 || math.IsNaN(rate):
-		return fmt.Errorf("%srate %g is negative (give transactions per minute, e.g. %srate 30000, or 0 for closed-loop users)", prefix, rate, prefix)
-	case rate > MaxRate:
-		return fmt.Errorf("%srate %g is more than %g transactions per minute (the rate is per minute, not per second: e.g. %srate 30000)", prefix, rate, float64(MaxRate), prefix)
-	}
-	return nil
-}
-
-// CheckArrivals checks an arrival process's name, naming it like CheckUsers.
-func CheckArrivals(prefix, arrivals string) error {
-	if arrivals != ArrivalsPoisson && arrivals != ArrivalsUniform {
-		return fmt.Errorf("%sarrivals %q is not an arrival process (give %s or %s)", prefix, arrivals, ArrivalsPoisson, ArrivalsUniform)
-	}
-	return nil
-}
-
-// CheckLatencyLimit checks a latency limit against the run's rate, naming it like
-// CheckUsers.
-func CheckLatencyLimit(prefix string, limit time.Duration, rate float64) error {
-	switch {
-	case limit < 0:
-		return fmt.Errorf("%slatency-limit %v is negative (give e.g. %slatency-limit 1s, or 0 for none)", prefix, limit, prefix)
-	case limit > 0 && rate == 0:
-		return fmt.Errorf("%slatency-limit skips transactions that are already late, which only an open-loop run has: give %srate too, or leave it out", prefix, prefix)
-	case limit > histMaxDuration:
-		return fmt.Errorf("%slatency-limit %v is longer than the %v latencies are recorded up to (give e.g. %slatency-limit 1s)", prefix, limit, histMaxDuration, prefix)
-	}
-	return nil
-}
-
 // schedule is the one stream of arrivals of an open-loop run, shared by its users as
 // a connection pool serves an application's requests: a free user takes the oldest
 // arrival not yet started, or, when none is waiting, the next one and waits for it.
@@ -97,7 +59,7 @@ type schedule struct {
 
 func newSchedule(cfg Config, origin, windowStart, windowEnd time.Time, rng *tpcc.Rand) *schedule {
 	s := &schedule{origin: origin, gap: float64(time.Minute) / cfg.Rate, poisson: cfg.Arrivals != ArrivalsUniform, rng: rng,
-		limit: cfg.LatencyLimit, windowStart: windowStart.Sub(origin), windowEnd: windowEnd.Sub(origin)}
+		limit: cfg.LatencyLimit.Duration, windowStart: windowStart.Sub(origin), windowEnd: windowEnd.Sub(origin)}
 	s.next = s.draw()
 	return s
 }

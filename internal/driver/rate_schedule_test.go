@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/tpcc"
+	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // TestScheduleArrivals draws ten minutes of arrivals at 60,000 a minute: Poisson
@@ -14,7 +15,7 @@ import (
 func TestScheduleArrivals(t *testing.T) {
 	origin := time.Unix(1e9, 0)
 	for _, arrivals := range []string{ArrivalsPoisson, ArrivalsUniform} {
-		cfg := Config{Rate: 60000, Arrivals: arrivals}
+		cfg := Config{Rate: 60000, Workload: Workload{Arrivals: arrivals}}
 		s := newSchedule(cfg, origin, origin, origin.Add(10*time.Minute), tpcc.RunRand(1, 0))
 		c := s.read(origin.Add(10 * time.Minute))
 		if got := float64(c.arrivedWindow); math.Abs(got-600000)/600000 > 0.01 {
@@ -34,7 +35,7 @@ func TestScheduleArrivals(t *testing.T) {
 // than it are skipped, not handed out.
 func TestScheduleTake(t *testing.T) {
 	origin := time.Unix(1e9, 0)
-	cfg := Config{Rate: 600, Arrivals: ArrivalsUniform, LatencyLimit: 250 * time.Millisecond} // one every 100 ms
+	cfg := Config{Rate: 600, Workload: Workload{Arrivals: ArrivalsUniform, LatencyLimit: yamlfile.Duration{Duration: 250 * time.Millisecond}}} // one every 100 ms
 	s := newSchedule(cfg, origin, origin.Add(time.Second), origin.Add(3*time.Second), tpcc.RunRand(1, 0))
 	at := func(d time.Duration) time.Time { return origin.Add(d) }
 	if due := s.take(at(0)); !due.Equal(at(100 * time.Millisecond)) {

@@ -14,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
+	"github.com/storbench/storbench/internal/yamlfile"
 )
 
 // TestOpenLoop drives a real PostgreSQL (one warehouse) closed-loop and at fixed
@@ -126,7 +127,7 @@ func TestOpenLoop(t *testing.T) {
 
 	t.Run("overloaded", func(t *testing.T) {
 		const limit = 100 * time.Millisecond
-		res := run(t, driver.Config{Users: 4, Ramp: time.Second, Duration: 6 * time.Second, Seed: 5, Rate: 20 * capacity, LatencyLimit: limit})
+		res := run(t, driver.Config{Users: 4, Ramp: time.Second, Duration: 6 * time.Second, Seed: 5, Rate: 20 * capacity, Workload: driver.Workload{LatencyLimit: yamlfile.Duration{Duration: limit}}})
 		r := res.Rate
 		t.Logf("overloaded: offered %.0f arrived %.0f achieved %.0f TPM, skipped %d (%.1f%%), late %d, not begun at the end %d, lag max %.0f ms; notes %q",
 			r.OfferedTPM, r.ArrivedTPM, r.AchievedTPM, r.Skipped, 100*r.SkippedShare, r.Late, r.Backlog, r.Lag.MaxMs, res.Notes)

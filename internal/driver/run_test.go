@@ -110,8 +110,7 @@ func TestRunWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		db := &fakeDB{}
 		var ticks []Tick
-		cfg := Config{Users: 4, Ramp: time.Second, Duration: 2 * time.Second, Mode: engine.SQL,
-			Seed: 7, MaxRetries: 3, ClientCPUs: 1, Progress: func(tk Tick) { ticks = append(ticks, tk) }}
+		cfg := Config{Users: 4, Ramp: time.Second, Duration: 2 * time.Second, Seed: 7, ClientCPUs: 1, Progress: func(tk Tick) { ticks = append(ticks, tk) }, Workload: Workload{Mode: engine.SQL, MaxRetries: 3}}
 		began := time.Now()
 		res, err := Run(context.Background(), db, cfg)
 		if err != nil {
@@ -181,7 +180,7 @@ func TestRunWindow(t *testing.T) {
 // TestRunConnectFailure: a run never starts with fewer users than asked.
 func TestRunConnectFailure(t *testing.T) {
 	db := &refusingDB{fakeDB: &fakeDB{}, allow: 3}
-	_, err := Run(context.Background(), db, Config{Users: 5, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1})
+	_, err := Run(context.Background(), db, Config{Users: 5, Duration: time.Second, ClientCPUs: 1, Workload: Workload{Mode: engine.SQL}})
 	if err == nil {
 		t.Fatal("run started with 3 of 5 sessions")
 	}
@@ -205,7 +204,7 @@ func TestRunInterrupted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		db := &fakeDB{}
 		ctx, cancel := context.WithCancel(context.Background())
-		cfg := Config{Users: 2, Ramp: 500 * time.Millisecond, Duration: 10 * time.Second, Mode: engine.SQL, Seed: 3, ClientCPUs: 1}
+		cfg := Config{Users: 2, Ramp: 500 * time.Millisecond, Duration: 10 * time.Second, Seed: 3, ClientCPUs: 1, Workload: Workload{Mode: engine.SQL}}
 		time.AfterFunc(2*time.Second, cancel)
 		began := time.Now()
 		res, err := Run(ctx, db, cfg)
@@ -240,7 +239,7 @@ func TestRunInterrupted(t *testing.T) {
 
 		ctx, cancel = context.WithCancel(context.Background())
 		time.AfterFunc(300*time.Millisecond, cancel)
-		if res, err := Run(ctx, db, Config{Users: 1, Ramp: 5 * time.Second, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1}); res != nil || !errors.Is(err, context.Canceled) {
+		if res, err := Run(ctx, db, Config{Users: 1, Ramp: 5 * time.Second, Duration: time.Second, ClientCPUs: 1, Workload: Workload{Mode: engine.SQL}}); res != nil || !errors.Is(err, context.Canceled) {
 			t.Errorf("interrupted in the ramp-up: result %v, error %v", res != nil, err)
 		}
 	})
@@ -251,7 +250,7 @@ func TestRunInterrupted(t *testing.T) {
 func TestRunStartAt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now().Add(700 * time.Millisecond)
-		cfg := Config{Users: 1, Ramp: time.Hour, Duration: time.Second, Mode: engine.SQL, ClientCPUs: 1, StartAt: start}
+		cfg := Config{Users: 1, Ramp: time.Hour, Duration: time.Second, ClientCPUs: 1, StartAt: start, Workload: Workload{Mode: engine.SQL}}
 		results := make([]*Result, 2)
 		errs := make([]error, 2)
 		var wg sync.WaitGroup

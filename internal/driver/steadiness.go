@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/steady"
@@ -18,35 +17,6 @@ const (
 	EndedSteady = "steady"
 	EndedAtMax  = "max"
 )
-
-// CheckUntilSteady checks the longest a window run until steady may last, named by
-// setting ("--until-steady" on the command line, the study's key in a study file),
-// against the planned duration.
-func CheckUntilSteady(setting string, longest, duration time.Duration) error {
-	switch {
-	case longest <= duration:
-		return fmt.Errorf("%s %v is not longer than the duration %v (give the longest the timed window may run, above its duration: e.g. %s)",
-			setting, longest, duration, example(max(2*duration, 10*time.Minute)))
-	case longest > MaxDuration:
-		return fmt.Errorf("%s %v is longer than %v (a window run until steady takes minutes to hours: e.g. 10m)", setting, longest, MaxDuration)
-	case duration < steady.MinSeconds*time.Second:
-		return fmt.Errorf("%s needs a duration of at least %d s, the shortest window judged steady or not, and the duration is %v (lengthen the duration, or run without %s)",
-			setting, steady.MinSeconds, duration, setting)
-	}
-	return nil
-}
-
-// example writes a duration as one types it: 10m, 1h, 1h30m.
-func example(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
 
 // longestWindow is how long the timed window may run.
 func (c *Config) longestWindow() time.Duration { return max(c.Duration, c.UntilSteady) }

@@ -62,14 +62,12 @@ func TestShortRunIsSteady(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	db, pid := builtServer(t, dir)
 	atStart := make(chan map[int]float64, 1)
-	res, err := driver.Run(context.Background(), db, driver.Config{Users: 1, Ramp: 2 * time.Second, Duration: 24 * time.Second,
-		Mode: engine.Procedures, Seed: 1, MaxRetries: 5, ClientCPUs: 1,
-		Started: func(start time.Time) {
-			go func() {
-				time.Sleep(time.Until(start))
-				atStart <- runDelays(t, pid)
-			}()
-		}})
+	res, err := driver.Run(context.Background(), db, driver.Config{Users: 1, Ramp: 2 * time.Second, Duration: 24 * time.Second, Seed: 1, ClientCPUs: 1, Started: func(start time.Time) {
+		go func() {
+			time.Sleep(time.Until(start))
+			atStart <- runDelays(t, pid)
+		}()
+	}, Workload: driver.Workload{Mode: engine.Procedures, MaxRetries: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,13 +141,12 @@ func TestUntilSteadyExtends(t *testing.T) {
 	db, pid := builtServer(t, "")
 	const planned, longest = 20 * time.Second, 50 * time.Second
 	paused := make(chan error, 1)
-	cfg := driver.Config{Users: 1, Ramp: time.Second, Duration: planned, UntilSteady: longest, Mode: engine.Procedures, Seed: 1,
-		MaxRetries: 5, ClientCPUs: 1, Started: func(start time.Time) {
-			go func() {
-				time.Sleep(time.Until(start.Add(8 * time.Second)))
-				paused <- pauseFor(pid, 6*time.Second)
-			}()
-		}}
+	cfg := driver.Config{Users: 1, Ramp: time.Second, Duration: planned, UntilSteady: longest, Seed: 1, ClientCPUs: 1, Started: func(start time.Time) {
+		go func() {
+			time.Sleep(time.Until(start.Add(8 * time.Second)))
+			paused <- pauseFor(pid, 6*time.Second)
+		}()
+	}, Workload: driver.Workload{Mode: engine.Procedures, MaxRetries: 5}}
 	res, err := driver.Run(context.Background(), db, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -246,8 +243,7 @@ func TestSteadyAtAFixedRate(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	db, pid := builtServer(t, dir)
 	run := func(started func(time.Time)) *driver.Result {
-		res, err := driver.Run(context.Background(), db, driver.Config{Users: 4, Ramp: 2 * time.Second, Duration: 24 * time.Second,
-			Rate: 6000, Arrivals: driver.ArrivalsUniform, Mode: engine.Procedures, Seed: 1, MaxRetries: 5, ClientCPUs: 1, Started: started})
+		res, err := driver.Run(context.Background(), db, driver.Config{Users: 4, Ramp: 2 * time.Second, Duration: 24 * time.Second, Rate: 6000, Seed: 1, ClientCPUs: 1, Started: started, Workload: driver.Workload{Arrivals: driver.ArrivalsUniform, Mode: engine.Procedures, MaxRetries: 5}})
 		if err != nil {
 			t.Fatal(err)
 		}

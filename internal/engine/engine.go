@@ -6,7 +6,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"sort"
@@ -151,7 +150,7 @@ func ParseMode(s string) (Mode, error) {
 	case Procedures, SQL, Best:
 		return Mode(s), nil
 	}
-	return "", fmt.Errorf("mode %q is unknown: use procedures or sql", s)
+	return "", input.Errorf("mode", "{mode} %q is unknown (use procedures, stored procedures as HammerDB does, or sql, statements sent by the client)", s)
 }
 
 // ResolveMode is the mode a run on db uses: the engine's best for Best, else the mode

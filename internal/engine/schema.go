@@ -107,7 +107,7 @@ func ParseSchema(name string) (Schema, error) {
 		}
 		choices = append(choices, s.Name+", "+s.What)
 	}
-	return Schema{}, fmt.Errorf("schema %q is unknown (use %s)", name, strings.Join(choices, "; or "))
+	return Schema{}, input.Errorf("schema", "{schema} %q is unknown (use %s)", name, strings.Join(choices, "; or "))
 }
 
 // Expand fills an engine's SQL with the schema's choices.

@@ -50,19 +50,18 @@ const (
 	MinRuntime = time.Second
 )
 
-// CheckSize checks a test file's size; name is how the user wrote the setting
-// ("--size" on the command line, "size" in a study file).
-func CheckSize(name string, bytes int64) error {
+// CheckSize checks a test file's size.
+func CheckSize(bytes int64) error {
 	if bytes < MinSize {
-		return fmt.Errorf("%s is under 16MB, too small for a test file (a smaller file sits in any cache; larger than the device's cache measures the device)", name)
+		return input.Errorf("size", "{size} is under 16MB, too small for a test file (a smaller file sits in any cache; larger than the device's cache measures the device)")
 	}
 	return nil
 }
 
-// CheckRuntime checks each point's runtime, named like CheckSize.
-func CheckRuntime(name string, d time.Duration) error {
+// CheckRuntime checks each point's runtime.
+func CheckRuntime(d time.Duration) error {
 	if d < MinRuntime {
-		return fmt.Errorf("%s %v is too short (give at least %v per point: fio logs once a second)", name, d, MinRuntime)
+		return input.Errorf("runtime", "{runtime} %v is too short (give at least %v per point: fio logs once a second)", d, MinRuntime)
 	}
 	return nil
 }
@@ -88,8 +87,8 @@ func FindFio() (string, error) {
 // the test file was removed (an interruption's matches context.Canceled without
 // ending in its words).
 func Run(ctx context.Context, profiles []Profile, opts Options) (results []Result, err error) {
-	if err := errors.Join(CheckRuntime("runtime", opts.Runtime), CheckSize("size", opts.Size)); err != nil {
-		return nil, fmt.Errorf("%w: %w", input.ErrInvalid, err)
+	if err := errors.Join(CheckRuntime(opts.Runtime), CheckSize(opts.Size)); err != nil {
+		return nil, err
 	}
 	bin, err := FindFio()
 	if err != nil {

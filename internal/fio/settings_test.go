@@ -24,10 +24,10 @@ func TestRunRefusesSettings(t *testing.T) {
 		if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want bad input saying %q", c.opts, err, c.want)
 		}
-		if err := CheckRuntime("runtime", MinRuntime); err != nil {
+		if err := CheckRuntime(MinRuntime); err != nil {
 			t.Errorf("the shortest runtime refused: %v", err)
 		}
-		if err := CheckSize("size", MinSize); err != nil {
+		if err := CheckSize(MinSize); err != nil {
 			t.Errorf("the smallest size refused: %v", err)
 		}
 	}

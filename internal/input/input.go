@@ -87,6 +87,11 @@ func Render(err error, name func(key string) string) string {
 	return text
 }
 
+// Errors are the refused settings in err: the Errors in its tree that no other Error
+// wraps, for a caller that shows each at its own place (a study, at each setting's
+// line).
+func Errors(err error) []*Error { return outermost(err) }
+
 // outermost are the Errors in err's tree that no other Error wraps (those render the
 // ones below them).
 func outermost(err error) []*Error {

@@ -73,7 +73,7 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	if err != nil {
 		return Transfer{}, err
 	}
-	if err := r.checkOutside("backup directory", dir, "back up to a directory outside every instance's and backup's", Registry{}); err != nil {
+	if err := r.checkOutside("", dir, "back up to a directory outside every instance's and backup's", Registry{}); err != nil {
 		return Transfer{}, err
 	}
 	// The lease first: a physical restore stops the server, and the refusal must name
@@ -113,8 +113,8 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 // with its own files, and the instance's backups would copy it. The instances of
 // own (Dir "": none) are not refused: their owner takes them over or destroys them
 // before it makes anything there. fix says what to give instead.
-func (r Registry) checkOutside(setting, dir, fix string, own Registry) error {
-	named := strings.TrimPrefix(setting+" "+dir, " ")
+func (r Registry) checkOutside(key, dir, fix string, own Registry) error {
+	named := keyed(key, "%s")
 	owned := map[string]bool{}
 	if own.Dir != "" {
 		all, err := own.List()
@@ -132,7 +132,7 @@ func (r Registry) checkOutside(setting, dir, fix string, own Registry) error {
 			if _, ok := backupTaken(p); ok {
 				where = p + ", a backup of instance " + m.Instance
 			}
-			return fmt.Errorf("%w: %s is inside %s: destroying or removing that would remove it too; %s", input.ErrInvalid, named, where, fix)
+			return input.Errorf(key, named+" is inside %s: destroying or removing that would remove it too; %s", dir, where, fix)
 		}
 		if p == filepath.Dir(p) {
 			break
@@ -179,8 +179,8 @@ func (r Registry) checkOutside(setting, dir, fix string, own Registry) error {
 				default:
 					continue
 				}
-				return fmt.Errorf("%w: %s %s instance %s's directory %s: destroying the one would remove the other, and backups would copy it; %s",
-					input.ErrInvalid, named, where, st.Name, d, fix)
+				return input.Errorf(key, named+" %s instance %s's directory %s: destroying the one would remove the other, and backups would copy it; %s",
+					dir, where, st.Name, d, fix)
 			}
 		}
 	}

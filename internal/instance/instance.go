@@ -121,14 +121,13 @@ func Register(engineName string, s Server) { servers[engineName] = s }
 
 // CheckMemory refuses an instance memory its engine's server cannot run in: it would
 // fail to start, or start and then be killed by the memory limit, even on stop.
-// Errors name the setting as prefix+"memory" ("--" on the command line, "" in a
-// study file); an unknown engine is left to Create's own check.
-func CheckMemory(prefix, engineName string, memoryBytes int64) error {
+// An unknown engine is left to Create's own check.
+func CheckMemory(engineName string, memoryBytes int64) error {
 	srv, ok := servers[engineName]
 	if !ok || memoryBytes >= srv.MinMemory() {
 		return nil
 	}
-	return fmt.Errorf("%smemory %s is too small (a %s server needs at least %s)", prefix, bytesize.Format(memoryBytes), engineName, bytesize.Format(srv.MinMemory()))
+	return input.Errorf("memory", "{memory} %s is too small (a %s server needs at least %s)", bytesize.Format(memoryBytes), engineName, bytesize.Format(srv.MinMemory()))
 }
 
 // Engines are the engines whose servers are registered, by name.

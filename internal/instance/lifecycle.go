@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,14 +36,12 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	}
 	if spec.MemoryBytes != 0 {
 		machine, _ := MachineMemory() // unknown: not refused
-		for _, err := range []error{CheckMemory("--", spec.Engine, spec.MemoryBytes), CheckMachineMemory("--", spec.MemoryBytes, machine)} {
-			if err != nil {
-				return nil, nil, fmt.Errorf("%w: %w", input.ErrInvalid, err)
-			}
+		if err := cmp.Or(CheckMemory(spec.Engine, spec.MemoryBytes), CheckMachineMemory(spec.MemoryBytes, machine)); err != nil {
+			return nil, nil, err
 		}
 	}
 	if spec.CPUs != "" {
-		if err := CheckCPUs("--cpus", spec.CPUs); err != nil {
+		if err := CheckCPUs(spec.CPUs); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -53,20 +52,20 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 		return nil, nil, err
 	}
 	for _, p := range []struct {
-		flag string
-		dir  *string
-	}{{"--path", &spec.Path}, {"--wal-path", &spec.WALPath}} {
+		key string
+		dir *string
+	}{{"path", &spec.Path}, {"wal_path", &spec.WALPath}} {
 		if *p.dir == "" {
 			continue
 		}
-		if err := CheckPath(p.flag, *p.dir); err != nil {
+		if err := CheckPath(p.key, *p.dir); err != nil {
 			return nil, nil, err
 		}
 		*p.dir = filepath.Clean(*p.dir)
 		if _, err := claimable(*p.dir); err != nil {
 			return nil, nil, err
 		}
-		if err := r.checkOutside(p.flag, *p.dir, "give a directory outside every instance's and backup's", Registry{}); err != nil {
+		if err := r.checkOutside(p.key, *p.dir, "give a directory outside every instance's and backup's", Registry{}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -150,19 +149,28 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 	return st, warnings, nil
 }
 
-// CheckPath refuses a directory named by setting (a flag, "--path", or a study
-// file's key; "" : the caller names it) that is relative (its meaning would depend on
+// CheckPath refuses a directory given by the setting key ("path", "wal_path"; "":
+// the caller names it) that is relative (its meaning would depend on
 // where storbench runs) or holds a control character (a newline, a tab: the server's
 // tools would fail on it, with their whole output as the message).
-func CheckPath(setting, dir string) error {
-	named := strings.TrimPrefix(setting+" ", " ")
+func CheckPath(key, dir string) error {
+	named := keyed(key, "%q")
 	if strings.ContainsFunc(dir, unicode.IsControl) {
-		return fmt.Errorf("%w: %s%q holds a control character (name a directory without newlines, tabs or other control characters)", input.ErrInvalid, named, dir)
+		return input.Errorf(key, named+" holds a control character (name a directory without newlines, tabs or other control characters)", dir)
 	}
 	if !filepath.IsAbs(dir) {
-		return fmt.Errorf("%w: %s%q is not an absolute path (give the whole path, e.g. /mnt/nvme0/pg)", input.ErrInvalid, named, dir)
+		return input.Errorf(key, named+" is not an absolute path (give the whole path, e.g. /mnt/nvme0/pg)", dir)
 	}
 	return nil
+}
+
+// keyed is a refusal's words for a value of the setting key, formatted by verb: the
+// key named ("{path} %q") or, without one, the value alone (the caller names it).
+func keyed(key, verb string) string {
+	if key == "" {
+		return verb
+	}
+	return "{" + key + "} " + verb
 }
 
 // primary returns the running instance a standby is created from.

@@ -221,7 +221,7 @@ func setAffinity(pids []int, cpus string) error {
 			b, err = strconv.Atoi(hi)
 		}
 		if err != nil || a < 0 || b < a {
-			return fmt.Errorf("--cpus %q is not a CPU list like 0-1 or 0,2", cpus)
+			return fmt.Errorf("CPU list %q is not like 0-1 or 0,2", cpus)
 		}
 		for c := a; c <= b; c++ {
 			set.Set(c)
@@ -232,7 +232,7 @@ func setAffinity(pids []int, cpus string) error {
 	if err := unix.SchedGetaffinity(0, &have); err == nil {
 		for c := range 1024 {
 			if set.IsSet(c) && !have.IsSet(c) {
-				return fmt.Errorf("--cpus %q: CPU %d is not available here (this process may use %d CPUs)", cpus, c, have.Count())
+				return fmt.Errorf("CPU list %q: CPU %d is not available here (this process may use %d CPUs)", cpus, c, have.Count())
 			}
 		}
 	}

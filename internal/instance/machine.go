@@ -43,26 +43,21 @@ func MachineMemory() (int64, error) {
 
 // CheckMachineMemory refuses a memory limit above machine, the machine's memory (0:
 // unknown, nothing refused): the cgroup would allow it and the page cache would fake
-// it, and the server's caches sized from it may not even start. Errors name the
-// setting as prefix+"memory", as CheckMemory's.
-func CheckMachineMemory(prefix string, memoryBytes, machine int64) error {
+// it, and the server's caches sized from it may not even start.
+func CheckMachineMemory(memoryBytes, machine int64) error {
 	if machine <= 0 || memoryBytes <= machine {
 		return nil
 	}
-	return fmt.Errorf("%smemory %s is more than this machine's %s (a limit above the machine's memory is no limit; give at most %s)",
-		prefix, bytesize.Format(memoryBytes), bytesize.Format(machine), bytesize.Format(machine))
+	return input.Errorf("memory", "{memory} %s is more than this machine's %s (a limit above the machine's memory is no limit; give at most %s)",
+		bytesize.Format(memoryBytes), bytesize.Format(machine), bytesize.Format(machine))
 }
 
 // CheckCPUs refuses a CPU list naming CPUs this machine does not have online (or not
 // a CPU list): neither a cpuset nor CPU affinity could apply it, and the instance
-// would run on all CPUs while claiming these. An input error; setting names it
-// ("--cpus"; "" : the caller places the error itself, as a study file's line).
-func CheckCPUs(setting, list string) error {
+// would run on all CPUs while claiming these.
+func CheckCPUs(list string) error {
 	if err := cgroup.CheckCPUs(list); err != nil {
-		if setting != "" {
-			setting += ": "
-		}
-		return fmt.Errorf("%w: %s%w (give CPUs this machine has)", input.ErrInvalid, setting, err)
+		return input.Errorf("cpus", "{cpus}: %w (give CPUs this machine has)", err)
 	}
 	return nil
 }

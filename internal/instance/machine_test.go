@@ -28,10 +28,10 @@ func TestCheckMachineMemory(t *testing.T) {
 		{machine, machine, ""},
 		{1 << 30, machine, ""},
 		{64 << 30, 0, ""},
-		{64 << 30, machine, "--memory 64GB is more than this machine's 23.54GB (a limit above the machine's memory is no limit; give at most 23.54GB)"},
+		{64 << 30, machine, "invalid input: --memory 64GB is more than this machine's 23.54GB (a limit above the machine's memory is no limit; give at most 23.54GB)"},
 	} {
 		got := ""
-		if err := CheckMachineMemory("--", c.memory, c.machine); err != nil {
+		if err := CheckMachineMemory(c.memory, c.machine); err != nil {
 			got = err.Error()
 		}
 		if got != c.want {

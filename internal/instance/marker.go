@@ -105,10 +105,10 @@ func backupTaken(dir string) (time.Time, bool) {
 // and backup's directories), unless an instance holds it already: so a plan is
 // refused for what its run would be. The instances r records are its owner's (a
 // study's, resumed: it takes them over or destroys them), and are not refused;
-// every other registry's are. setting names dir in the errors ("" : the caller
+// every other registry's are. key is the setting that gives dir ("": the caller
 // names it, as a study file's line does).
-func (r Registry) CheckDir(setting, dir string) error {
-	if err := CheckPath(setting, dir); err != nil {
+func (r Registry) CheckDir(key, dir string) error {
+	if err := CheckPath(key, dir); err != nil {
 		return err
 	}
 	dir = filepath.Clean(dir) // as Create takes it: dir/ is dir, made in its parent
@@ -122,7 +122,7 @@ func (r Registry) CheckDir(setting, dir string) error {
 	if err != nil {
 		return nil // no registry: no instance to be inside
 	}
-	return home.checkOutside(setting, dir, "give a directory outside every instance's and backup's", r)
+	return home.checkOutside(key, dir, "give a directory outside every instance's and backup's", r)
 }
 
 // claim checks that dir may hold an instance (claimable) and marks it, creating it

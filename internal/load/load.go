@@ -5,6 +5,7 @@ package load
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/fsplace"
@@ -78,14 +81,13 @@ const (
 	MaxWorkers = 1024
 )
 
-// CheckWarehouses checks a warehouse count. Errors read "problem (fix)" and name the
-// setting as prefix+"warehouses": "--" on the command line, "" in a study file.
-func CheckWarehouses(prefix string, n int) error {
+// CheckWarehouses checks a warehouse count. Errors read "problem (fix)".
+func CheckWarehouses(n int) error {
 	switch {
 	case n < 1:
-		return fmt.Errorf("%swarehouses %d is too few (the schema needs at least 1 warehouse)", prefix, n)
+		return input.Errorf("warehouses", "{warehouses} %d is too few (the schema needs at least 1 warehouse)", n)
 	case n > MaxWarehouses:
-		return fmt.Errorf("%swarehouses %d is more than %d (about 100 TB: give the schema size in warehouses of about 100 MB each)", prefix, n, MaxWarehouses)
+		return input.Errorf("warehouses", "{warehouses} %d is more than %d (about 100 TB: give the schema size in warehouses of about 100 MB each)", n, MaxWarehouses)
 	}
 	return nil
 }
@@ -93,13 +95,18 @@ func CheckWarehouses(prefix string, n int) error {
 // DefaultSchema is the schema of a build that names none: the spec's.
 const DefaultSchema = engine.SpecSchema
 
-// CheckSchema checks the name of a build's schema, naming the setting like
-// CheckWarehouses.
-func CheckSchema(prefix, name string) error {
-	if _, err := engine.ParseSchema(name); err != nil {
-		return fmt.Errorf("%s%v", prefix, err)
-	}
-	return nil
+// CheckSchema checks the name of a build's schema.
+func CheckSchema(name string) error {
+	_, err := engine.ParseSchema(name)
+	return err
+}
+
+// AddFlags declares the flags of a build's settings, with their defaults.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	input.DecimalVar(fs, &o.Warehouses, "warehouses", 0, "number of warehouses (schema size; required)")
+	input.DecimalVar(fs, &o.Workers, "workers", DefaultWorkers(), "load connections in parallel")
+	input.DecimalVar(fs, &o.Seed, "seed", 0, "random seed of the generated data (same seed, same rows and C-Load; 0: drawn at random; recorded in the build)")
+	fs.StringVar(&o.Schema, "schema", DefaultSchema, "schema and finishing: spec (stock keyed by warehouse, then item; PostgreSQL: VACUUM FREEZE and CHECKPOINT after the load) or hammerdb (HammerDB 4.12's: stock keyed by item, then warehouse; ANALYZE only); recorded in the build")
 }
 
 // schemaName is the schema the options name.
@@ -112,11 +119,8 @@ func (o Options) schemaName() string {
 
 // Validate checks the options before anything connects.
 func (o Options) Validate() error {
-	if err := CheckSchema("--", o.schemaName()); err != nil {
-		return fmt.Errorf("%w: %w", input.ErrInvalid, err)
-	}
-	if err := CheckWarehouses("--", o.Warehouses); err != nil {
-		return fmt.Errorf("%w: %w", input.ErrInvalid, err)
+	if err := cmp.Or(CheckSchema(o.schemaName()), CheckWarehouses(o.Warehouses)); err != nil {
+		return err
 	}
 	if o.Workers < 1 || o.Workers > MaxWorkers {
 		return input.Errorf("workers", "{workers} %d is out of range (give 1 to %d load connections; the default is one per CPU)", o.Workers, MaxWorkers)

@@ -35,7 +35,7 @@ func built(t *testing.T) string {
 }
 
 func window() driver.Config {
-	return driver.Config{Users: 1, Duration: time.Second, Mode: engine.SQL, Seed: 1, ClientCPUs: 1, MaxRetries: driver.DefaultRetries}
+	return driver.Config{Users: 1, Duration: time.Second, Seed: 1, ClientCPUs: 1, Workload: driver.Workload{Mode: engine.SQL, MaxRetries: driver.DefaultRetries}}
 }
 
 // TestRunMeasuresAPoint: one call opens the database, samples the window, runs the

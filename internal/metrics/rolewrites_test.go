@@ -40,7 +40,7 @@ func tpccWindow(t *testing.T, dsn, dir, ioLatency string, then func()) *metrics.
 	mon := roleMonitor(t, dsn, dir, time.Second, ioLatency)
 	origin := time.Now()
 	mon.Start(ctx, origin)
-	if _, err := driver.Run(ctx, db, driver.Config{Users: 4, Duration: 6 * time.Second, Mode: engine.Procedures, Seed: 1, ClientCPUs: 1}); err != nil {
+	if _, err := driver.Run(ctx, db, driver.Config{Users: 4, Duration: 6 * time.Second, Seed: 1, ClientCPUs: 1, Workload: driver.Workload{Mode: engine.Procedures}}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if then != nil {

@@ -1,8 +1,9 @@
 package metrics
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/storbench/storbench/internal/input"
 )
 
 // Defaults and bounds of the sampler's settings, for the command line and study
@@ -25,38 +26,35 @@ const (
 	MaxWaitRate = 100.0
 )
 
-// CheckInterval checks a sampling interval; name is how the user wrote the setting
-// ("--metrics-interval" on the command line, "interval" in a study file).
-func CheckInterval(name string, d time.Duration) error {
+// CheckInterval checks a sampling interval.
+func CheckInterval(d time.Duration) error {
 	if d < MinInterval {
-		return fmt.Errorf("%s %s is too short (sample every %v or more; %v is the default)", name, d, MinInterval, DefaultInterval)
+		return input.Errorf("interval", "{interval} %s is too short (sample every %v or more; %v is the default)", d, MinInterval, DefaultInterval)
 	}
 	return nil
 }
 
-// CheckMaxClockSkew checks how far a host's clock may be from this machine's,
-// named like CheckInterval.
-func CheckMaxClockSkew(name string, d time.Duration) error {
+// CheckMaxClockSkew checks how far a host's clock may be from this machine's.
+func CheckMaxClockSkew(d time.Duration) error {
 	if d <= 0 {
-		return fmt.Errorf("%s %s is not positive (give how far a host's clock may be from this machine's, e.g. %v)", name, d, DefaultMaxClockSkew)
+		return input.Errorf("max_clock_skew", "{max_clock_skew} %s is not positive (give how far a host's clock may be from this machine's, e.g. %v)", d, DefaultMaxClockSkew)
 	}
 	return nil
 }
 
-// CheckWaitRate checks the wait sampling rate in Hz (0 turns sampling off), named
-// like CheckInterval.
-func CheckWaitRate(name string, hz float64) error {
+// CheckWaitRate checks the wait sampling rate in Hz (0 turns sampling off).
+func CheckWaitRate(hz float64) error {
 	if hz < 0 || hz > MaxWaitRate || hz != hz {
-		return fmt.Errorf("%s %g is out of range (give readings per second from 0, off, to %g; %g is the default)", name, hz, MaxWaitRate, DefaultWaitRate)
+		return input.Errorf("wait_rate", "{wait_rate} %g is out of range (give readings per second from 0, off, to %g; %g is the default)", hz, MaxWaitRate, DefaultWaitRate)
 	}
 	return nil
 }
 
-// CheckIOLatency checks the per-I/O latency setting, named like CheckInterval.
-func CheckIOLatency(name, v string) error {
+// CheckIOLatency checks the per-I/O latency setting.
+func CheckIOLatency(v string) error {
 	switch v {
 	case "auto", "on", "off":
 		return nil
 	}
-	return fmt.Errorf("%s %q is unknown (use auto, traced when bpftrace can, on, which requires it, or off)", name, v)
+	return input.Errorf("io_latency", "{io_latency} %q is unknown (use auto, traced when bpftrace can, on, which requires it, or off)", v)
 }

@@ -72,8 +72,7 @@ func TestWaitsReconcileWithTheClients(t *testing.T) {
 	}
 	before := activeTime()
 	const users, rate = 4, 10.0
-	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 12 * time.Second, Mode: engine.Procedures, Seed: 1,
-		ClientCPUs: 1, MaxRetries: driver.DefaultRetries}
+	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 12 * time.Second, Seed: 1, ClientCPUs: 1, Workload: driver.Workload{Mode: engine.Procedures, MaxRetries: driver.DefaultRetries}}
 	out, err := measure.Run(ctx, measure.Point{DSN: dsn, Driver: cfg, Version: "test",
 		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
 			return metrics.New(ctx, metrics.Config{Interval: time.Second, IOLatency: "off", Database: db, WaitRate: rate})
@@ -247,8 +246,7 @@ func TestWaitsMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	const users = 4
-	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 5 * time.Second, Mode: engine.Procedures, Seed: 1,
-		ClientCPUs: 1, MaxRetries: driver.DefaultRetries}
+	cfg := driver.Config{Users: users, Ramp: time.Second, Duration: 5 * time.Second, Seed: 1, ClientCPUs: 1, Workload: driver.Workload{Mode: engine.Procedures, MaxRetries: driver.DefaultRetries}}
 	out, err := measure.Run(ctx, measure.Point{DSN: srv.URL, Driver: cfg, Version: "test",
 		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
 			return metrics.New(ctx, metrics.Config{Interval: time.Second, IOLatency: "off", Database: db, WaitRate: 10})

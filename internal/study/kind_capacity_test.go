@@ -109,11 +109,11 @@ func TestParseOpenLoop(t *testing.T) {
 	r := &runner{study: s}
 	steps = Plan(s)
 	open, closed := r.driverConfig(steps[0]), r.driverConfig(steps[2])
-	if open.Rate != 600 || open.Arrivals != driver.ArrivalsUniform || open.LatencyLimit != 250*time.Millisecond {
+	if open.Rate != 600 || open.Arrivals != driver.ArrivalsUniform || open.LatencyLimit.Duration != 250*time.Millisecond {
 		t.Errorf("open-loop step's driver: rate %g arrivals %q latency limit %v, want 600 uniform 250ms", open.Rate, open.Arrivals, open.LatencyLimit)
 	}
 	// The driver refuses a latency limit without a rate: a closed-loop step has none.
-	if closed.Rate != 0 || closed.LatencyLimit != 0 {
+	if closed.Rate != 0 || closed.LatencyLimit.Duration != 0 {
 		t.Errorf("closed-loop step's driver: rate %g latency limit %v, want neither", closed.Rate, closed.LatencyLimit)
 	}
 	if err := closed.Validate(); err != nil {

@@ -40,12 +40,12 @@ func (storageProfiles) check(c *checker, _ *Study, i int, e *Experiment) {
 	})
 	if !c.doc.Has(p("size")) {
 		e.Size = Size{DefaultFioSize}
-	} else if err := fio.CheckSize("size", e.Size.Bytes); err != nil {
+	} else if err := fio.CheckSize(e.Size.Bytes); err != nil {
 		c.refuse(p("size"), err)
 	}
 	if !c.doc.Has(p("runtime")) {
-		e.Runtime = Duration{DefaultFioRuntime}
-	} else if err := fio.CheckRuntime("runtime", e.Runtime.Duration); err != nil {
+		e.Runtime = Duration{Duration: DefaultFioRuntime}
+	} else if err := fio.CheckRuntime(e.Runtime.Duration); err != nil {
 		c.refuse(p("runtime"), err)
 	}
 }

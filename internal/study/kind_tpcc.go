@@ -28,7 +28,7 @@ func (c *checker) sweep(i int, e *Experiment) {
 	} else if e.Repeats < 1 {
 		c.errf(p("repeats"), "repeats %d is too few", "give 1 or more; 3 gives the report a spread", e.Repeats)
 	}
-	if err := driver.CheckRate("", e.Rate); err != nil {
+	if err := driver.CheckRate(e.Rate); err != nil {
 		c.refuse(p("rate"), err)
 	}
 }
@@ -37,16 +37,14 @@ func (c *checker) sweep(i int, e *Experiment) {
 func (c *checker) window(i int, e *Experiment) {
 	p := func(key string) string { return fmt.Sprintf("experiments[%d].%s", i, key) }
 	if !c.doc.Has(p("ramp")) {
-		e.Ramp = Duration{DefaultRamp}
+		e.Ramp = Duration{Duration: DefaultRamp}
 	}
 	if !c.doc.Has(p("duration")) {
-		e.Duration = Duration{DefaultDuration}
-	} else if e.Duration.Duration < minRunSeconds {
-		c.errf(p("duration"), "duration %s is too short", "measure for at least 1s; the papers used 5m", e.Duration)
-	} else if err := driver.CheckDuration("", e.Duration.Duration); err != nil {
+		e.Duration = Duration{Duration: DefaultDuration}
+	} else if err := driver.CheckDuration(e.Duration.Duration); err != nil {
 		c.refuse(p("duration"), err)
 	}
-	if err := driver.CheckRamp("", e.Ramp.Duration); err != nil {
+	if err := driver.CheckRamp(e.Ramp.Duration); err != nil {
 		c.refuse(p("ramp"), err)
 	}
 }
@@ -61,8 +59,8 @@ func (c *checker) untilSteady(i int, e *Experiment) {
 		c.errf(p, "%s has no max", "give the longest the timed window may run, e.g. until_steady: {max: 10m}", p)
 		return
 	}
-	if err := driver.CheckUntilSteady(p+".max", e.UntilSteady.Max.Duration, e.Duration.Duration); err != nil {
-		c.refuse(p+".max", err)
+	if err := driver.CheckUntilSteady(e.UntilSteady.Max.Duration, e.Duration.Duration); err != nil {
+		c.refuse(p+".max", err, place{"until_steady", p + ".max"})
 	}
 }
 

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/storbench/storbench/internal/cost"
 	"github.com/storbench/storbench/internal/driver"
@@ -45,8 +46,6 @@ const (
 	DefaultMaxClockSkew = metrics.DefaultMaxClockSkew
 )
 
-const minRunSeconds = time.Second
-
 // studyKind is a study file as read: a file a person writes.
 var studyKind = infile.Kind{What: "study file", Limit: infile.HandWrittenLimit}
 
@@ -71,7 +70,7 @@ func ReadFile(path string) ([]byte, error) {
 
 // Parse checks a study file's text; name is how errors name the file.
 func Parse(name string, data []byte) (*Study, error) {
-	var s Study
+	s := Study{Workload: Workload{Workload: driver.DefaultWorkload()}}
 	doc, err := yamlfile.Decode(name, data, &s, studyFile)
 	if err != nil {
 		return nil, err
@@ -125,15 +124,48 @@ func (c *checker) errf(path, what, hint string, args ...any) {
 	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: fmt.Sprintf(what+" ("+hint+")", args...)})
 }
 
-// refuse records at path the problem the setting's owning package found (its
-// message names the setting and the fix; the file's line says it is bad input).
-func (c *checker) refuse(path string, err error) {
-	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: strings.TrimPrefix(err.Error(), input.ErrInvalid.Error()+": ")})
+// refuse records at path the problem the setting's owning package found: its message
+// names the setting and the fix, and the file's line says it is bad input. The
+// settings it names (input.Errorf's keys) are named as the file spells them: a key of
+// the block at path by itself, as the line points there; a workload key named from
+// another block by its place, workload.keying; and the keys in places by theirs.
+func (c *checker) refuse(path string, err error, places ...place) {
+	c.errs = append(c.errs, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: refusalText(path, err, places...)})
 }
+
+// refusalText is err's text as refuse words it at path.
+func refusalText(path string, err error, places ...place) string {
+	block := path[:strings.LastIndexByte(path, '.')+1]
+	name := func(key string) string {
+		for _, p := range places {
+			if p.key == key {
+				return p.path
+			}
+		}
+		if block != "workload." && slices.Contains(workloadKeys, key) {
+			return "workload." + key
+		}
+		return key
+	}
+	return strings.TrimPrefix(input.Render(err, name), input.ErrInvalid.Error()+": ")
+}
+
+// place is where a study file keeps a setting an owner names by key.
+type place struct{ key, path string }
+
+// refuseEach refuses, each at its setting's line in block, every setting err refuses.
+func (c *checker) refuseEach(block string, err error) {
+	for _, e := range input.Errors(err) {
+		c.refuse(block+"."+e.Setting, e)
+	}
+}
+
+// workloadKeys are the keys of a study's workload block.
+var workloadKeys = yamlfile.Keys(reflect.TypeFor[Workload]())
 
 // beyondMachine records at path what this machine cannot give, as refuse words it.
 func (c *checker) beyondMachine(path string, err error) {
-	c.machine = append(c.machine, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: err.Error()})
+	c.machine = append(c.machine, &yamlfile.LineError{File: c.file, Line: c.doc.Line(path), Msg: refusalText(path, err)})
 }
 
 var (
@@ -199,13 +231,13 @@ func (c *checker) costs(m *cost.Model) {
 // than the machine has, which the cgroup would allow and the page cache would fake.
 func (c *checker) memory(path string, engines []string, b int64) {
 	for _, name := range engines {
-		if err := instance.CheckMemory("", name, b); err != nil {
+		if err := instance.CheckMemory(name, b); err != nil {
 			c.refuse(path, err)
 			return
 		}
 	}
 	if total, err := memTotal(); err == nil {
-		if err := instance.CheckMachineMemory("", b, total); err != nil {
+		if err := instance.CheckMachineMemory(b, total); err != nil {
 			c.beyondMachine(path, err)
 		}
 	}
@@ -252,23 +284,16 @@ func (c *checker) workload(w *Workload) {
 	case !c.doc.Has("workload.warehouses"):
 		c.errf("workload.warehouses", "the workload has no warehouses", "add warehouses: N under workload:, the schema size, about 100MB each")
 	default:
-		if err := load.CheckWarehouses("", w.Warehouses); err != nil {
+		if err := load.CheckWarehouses(w.Warehouses); err != nil {
 			c.refuse("workload.warehouses", err)
 		}
 	}
 	// Without workload.mode each run takes its engine's best (engine.Best, resolved by
 	// the driver as for storbench run).
-	if c.doc.Has("workload.mode") && w.Mode != "procedures" && w.Mode != "sql" {
-		c.errf("workload.mode", "mode %q is unknown", "use procedures, stored procedures as HammerDB does, or sql, statements sent by the client", w.Mode)
-	}
-	if !c.doc.Has("workload.inputs") {
-		w.Inputs = driver.DefaultInputs
-	} else if err := driver.CheckInputs("", w.Inputs); err != nil {
-		c.refuse("workload.inputs", err)
-	}
+	c.refuseEach("workload", w.Workload.Check())
 	if !c.doc.Has("workload.schema") {
 		w.Schema = load.DefaultSchema
-	} else if err := load.CheckSchema("", w.Schema); err != nil {
+	} else if err := load.CheckSchema(w.Schema); err != nil {
 		c.refuse("workload.schema", err)
 	}
 	if !c.doc.Has("workload.restore") {
@@ -283,11 +308,6 @@ func (c *checker) workload(w *Workload) {
 // so it cannot go with keying and think times, and a latency limit needs a rate.
 func (c *checker) openLoop(s *Study) {
 	w := &s.Workload
-	if !c.doc.Has("workload.arrivals") {
-		w.Arrivals = driver.ArrivalsPoisson
-	} else if err := driver.CheckArrivals("", w.Arrivals); err != nil {
-		c.refuse("workload.arrivals", err)
-	}
 	var rate float64
 	for i, e := range s.Experiments {
 		rate = max(rate, e.Rate, e.StartRate)
@@ -297,9 +317,6 @@ func (c *checker) openLoop(s *Study) {
 	}
 	if limit := w.LatencyLimit.Duration; limit > 0 && rate == 0 {
 		c.errf("workload.latency_limit", "latency_limit %v skips transactions already that late, which only open-loop steps have, and no experiment offers a rate", "give an experiment rate:, run a capacity search, or remove latency_limit", limit)
-	} else if err := driver.CheckLatencyLimit("", limit, rate); err != nil {
-		// The driver names its flag, --latency-limit; the file's key is latency_limit.
-		c.refuse("workload.latency_limit", errors.New(strings.ReplaceAll(err.Error(), "latency-limit", "latency_limit")))
 	}
 }
 
@@ -307,7 +324,7 @@ func (c *checker) openLoop(s *Study) {
 // any instance is made there (the free space of an external server's is unknown
 // here: its build checks it, or MaxWarehouses bounds it).
 func (c *checker) space(s *Study) {
-	if load.CheckWarehouses("", s.Workload.Warehouses) != nil {
+	if load.CheckWarehouses(s.Workload.Warehouses) != nil {
 		return
 	}
 	// A consolidation puts a copy of the database per instance beside its target.
@@ -392,23 +409,23 @@ func targetNames(s *Study) []string {
 func (c *checker) metrics(s *Study) {
 	m := &s.Metrics
 	if !c.doc.Has("metrics.interval") {
-		m.Interval = Duration{DefaultInterval}
-	} else if err := metrics.CheckInterval("interval", m.Interval.Duration); err != nil {
+		m.Interval = Duration{Duration: DefaultInterval}
+	} else if err := metrics.CheckInterval(m.Interval.Duration); err != nil {
 		c.refuse("metrics.interval", err)
 	}
 	if !c.doc.Has("metrics.max_clock_skew") {
-		m.MaxClockSkew = Duration{DefaultMaxClockSkew}
-	} else if err := metrics.CheckMaxClockSkew("max_clock_skew", m.MaxClockSkew.Duration); err != nil {
+		m.MaxClockSkew = Duration{Duration: DefaultMaxClockSkew}
+	} else if err := metrics.CheckMaxClockSkew(m.MaxClockSkew.Duration); err != nil {
 		c.refuse("metrics.max_clock_skew", err)
 	}
 	if !c.doc.Has("metrics.wait_rate") {
 		m.WaitRate = DefaultWaitRate
-	} else if err := metrics.CheckWaitRate("wait_rate", m.WaitRate); err != nil {
+	} else if err := metrics.CheckWaitRate(m.WaitRate); err != nil {
 		c.refuse("metrics.wait_rate", err)
 	}
 	if !c.doc.Has("metrics.io_latency") {
 		m.IOLatency = DefaultIOLatency
-	} else if err := metrics.CheckIOLatency("io_latency", m.IOLatency); err != nil {
+	} else if err := metrics.CheckIOLatency(m.IOLatency); err != nil {
 		c.refuse("metrics.io_latency", err)
 	} else if m.IOLatency == "on" {
 		// Tracing sees this machine's block layer only: "on" (trace or fail) cannot

@@ -95,8 +95,13 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("target kind %q engine %q, want managed postgres", tg.Kind, tg.Engine)
 	}
 	w := s.Workload
-	if w.Mode != string(engine.Best) || w.Restore != "each-step" || w.Warehouses != 2 || w.Inputs != "spec" || w.Schema != "spec" {
-		t.Errorf("workload %+v, want the engine's best mode, each-step, 2 warehouses, spec inputs and schema", w)
+	if w.Mode != engine.Best || w.Restore != "each-step" || w.Warehouses != 2 || w.Inputs != "spec" || w.Schema != "spec" || w.MaxRetries != driver.DefaultRetries {
+		t.Errorf("workload %+v, want the engine's best mode, each-step, 2 warehouses, spec inputs and schema, the driver's retries", w)
+	}
+	// The driver's settings are a study's as they are the command line's: retries
+	// too, which a study could not set before they were declared once.
+	if w := mustParse(t, edit("warehouses: 2", "warehouses: 2\n  retries: 0")).Workload; w.MaxRetries != 0 {
+		t.Errorf("workload retries %d, want 0 as given", w.MaxRetries)
 	}
 	if w := mustParse(t, edit("warehouses: 2", "warehouses: 2\n  schema: hammerdb")).Workload; w.Schema != "hammerdb" {
 		t.Errorf("workload schema %q, want hammerdb as given", w.Schema)
@@ -324,24 +329,24 @@ func TestParsePlacesComplete(t *testing.T) {
 	for _, p := range studyFile.Places {
 		named[reflect.TypeOf(p.Type)] = true
 	}
-	var walk func(reflect.Type)
-	walk = func(rt reflect.Type) {
+	var walk func(rt reflect.Type, inlined bool)
+	walk = func(rt reflect.Type, inlined bool) {
 		for rt.Kind() == reflect.Pointer || rt.Kind() == reflect.Slice {
 			rt = rt.Elem()
 		}
 		if rt.Kind() != reflect.Struct || reflect.PointerTo(rt).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
 			return // a scalar, or a value that reads itself (Duration, Users)
 		}
-		if !named[rt] {
+		if !named[rt] && !inlined { // an inlined struct's keys are its holder's
 			t.Errorf("%s is not in studyFile.Places", rt)
 		}
 		for i := range rt.NumField() {
-			if rt.Field(i).IsExported() { // the decoder sets no other
-				walk(rt.Field(i).Type)
+			if f := rt.Field(i); f.IsExported() { // the decoder sets no other
+				walk(f.Type, strings.HasSuffix(f.Tag.Get("yaml"), ",inline"))
 			}
 		}
 	}
-	walk(reflect.TypeOf(Study{}))
+	walk(reflect.TypeOf(Study{}), false)
 }
 
 // externalOnly is a study of one external target and the experiment given:

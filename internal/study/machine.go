@@ -208,7 +208,7 @@ func checkCPUs(s *Study, path, set string) []*yamlfile.LineError {
 	if set == "" {
 		return nil
 	}
-	if err := instance.CheckCPUs("", set); err != nil {
+	if err := instance.CheckCPUs(set); err != nil {
 		return []*yamlfile.LineError{s.refusal(path, err)}
 	}
 	return nil
@@ -225,5 +225,9 @@ func (s *Study) lineOf(path string) int {
 // refusal is a machine check's refusal of the study file's setting at path, placed
 // and worded as the file's own checks place theirs: "FILE:LINE: path: what (hint)".
 func (s *Study) refusal(path string, err error) *yamlfile.LineError {
-	return &yamlfile.LineError{File: s.file, Line: s.lineOf(path), Msg: path + ": " + strings.TrimPrefix(err.Error(), input.ErrInvalid.Error()+": ")}
+	msg := strings.TrimPrefix(input.Render(err, func(string) string { return path }), input.ErrInvalid.Error()+": ")
+	if !strings.HasPrefix(msg, path) {
+		msg = path + ": " + msg
+	}
+	return &yamlfile.LineError{File: s.file, Line: s.lineOf(path), Msg: msg}
 }

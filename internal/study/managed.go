@@ -56,8 +56,9 @@ func (c *checker) managed(i int, t *Target) {
 	// As instance create checks its --path; the directories against each other and
 	// the machine: CheckMachine.
 	ownPath := func(key, dir string) {
-		if err := instance.CheckPath(p(key), dir); err != nil {
-			c.refuse(p(key), err)
+		setting := key[strings.LastIndexByte(key, '.')+1:] // replica.path is a path
+		if err := instance.CheckPath(setting, dir); err != nil {
+			c.refuse(p(key), err, place{setting, p(key)})
 		}
 	}
 	if t.Path == "" {

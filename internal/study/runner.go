@@ -124,7 +124,8 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 				return r.interrupted(step, ctx.Err())
 			}
 			err = fmt.Errorf("study step %d/%d %s: %w", step.Seq, len(r.steps), step.ID, err)
-			res.Error = strings.ReplaceAll(err.Error(), "\n", "; ")
+			// The step's record names settings as the study file does (users, not --users).
+			res.Error = strings.ReplaceAll(input.Render(err, func(key string) string { return key }), "\n", "; ")
 			if serr := r.store.SaveFailed(res); serr != nil {
 				fmt.Fprintf(r.opts.Log, "storing the failed step: %v\n", serr)
 			}
@@ -244,12 +245,10 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 // limit), a seed of its own; the driver may use every CPU of this process.
 func (r *runner) driverConfig(step Step) driver.Config {
 	w := r.study.Workload
-	mode, _ := engine.ParseMode(w.Mode)
-	cfg := driver.Config{Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, UntilSteady: step.UntilSteady, AllWarehouses: w.AllWarehouses,
-		Keying: w.Keying, Inputs: w.Inputs, Mode: mode, Seed: w.Seed + uint64(step.Seq), MaxRetries: driver.DefaultRetries,
-		ClientCPUs: runtime.GOMAXPROCS(0), Rate: step.Rate, Arrivals: w.Arrivals}
-	if step.Rate > 0 {
-		cfg.LatencyLimit = w.LatencyLimit.Duration
+	cfg := driver.Config{Workload: w.Workload, Users: step.Users, Ramp: step.Ramp, Duration: step.Duration, UntilSteady: step.UntilSteady,
+		Seed: w.Seed + uint64(step.Seq), ClientCPUs: runtime.GOMAXPROCS(0), Rate: step.Rate}
+	if step.Rate == 0 {
+		cfg.LatencyLimit = Duration{} // the limit is that of the open-loop steps
 	}
 	return cfg
 }

@@ -4,9 +4,8 @@
 package study
 
 import (
-	"time"
-
 	"github.com/storbench/storbench/internal/cost"
+	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
@@ -99,21 +98,18 @@ type Replica struct {
 
 // Workload is the schema and how it is driven.
 type Workload struct {
-	Warehouses    int    `yaml:"warehouses"`
-	Mode          string `yaml:"mode"` // procedures or sql; "": the engine's best (engine.Best)
-	AllWarehouses bool   `yaml:"all_warehouses"`
-	Keying        bool   `yaml:"keying"`
-	Inputs        string `yaml:"inputs"` // spec (default) or hammerdb: driver.Config.Inputs
-	Schema        string `yaml:"schema"` // spec (default) or hammerdb: load.Options.Schema
+	// The driver's settings of every run (mode, all_warehouses, keying, inputs,
+	// arrivals, latency_limit, retries): the keys, defaults and checks are the
+	// driver's, as the command line's run flags are. Arrivals and LatencyLimit are
+	// those of every open-loop step: an experiment's rate, and the probes of a
+	// capacity search.
+	driver.Workload `yaml:",inline"`
+	Warehouses      int    `yaml:"warehouses"`
+	Schema          string `yaml:"schema"` // spec (default) or hammerdb: load.Options.Schema
 	// Restore is "each-step" (default: the base image is restored before every
 	// measured step, so every step starts from the same data) or "never".
 	Restore string `yaml:"restore"`
 	Seed    uint64 `yaml:"seed"`
-	// Arrivals (driver.ArrivalsPoisson, the default, or ArrivalsUniform) and
-	// LatencyLimit are those of every open-loop step: an experiment's rate, and the
-	// probes of a capacity search.
-	Arrivals     string   `yaml:"arrivals"`
-	LatencyLimit Duration `yaml:"latency_limit"`
 }
 
 // Experiment is one kind of experiment with its knobs; it runs on every target unless
@@ -216,8 +212,9 @@ type Users struct {
 	Values []int
 }
 
-// Duration is a YAML duration such as 90s or 5m.
-type Duration struct{ time.Duration }
+// Duration is a YAML duration such as 90s or 5m: yamlfile's, which the driver's
+// workload settings are too.
+type Duration = yamlfile.Duration
 
 // Size is a YAML size such as 512MB or 2GB (powers of 1024).
 type Size struct{ Bytes int64 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -15,25 +14,6 @@ import (
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/yamlfile"
 )
-
-// UnmarshalYAML reads 90s, 5m or 1h30m. A bare number is refused: seconds or minutes
-// is exactly the ambiguity that ruins a night of runs. A negative one is left to the
-// check of the setting that holds it, whose message names its key (ramp, runtime…).
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return yamlfile.Invalid(n, "expected a duration, got "+yamlfile.Describe(n), "write e.g. 90s or 5m")
-	}
-	switch n.ShortTag() {
-	case "!!int", "!!float":
-		return yamlfile.Invalid(n, fmt.Sprintf("duration %s has no unit", n.Value), "write e.g. "+n.Value+"s or "+n.Value+"m")
-	}
-	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
-	if err != nil {
-		return yamlfile.Invalid(n, fmt.Sprintf("%q is not a duration", yamlfile.Clip(n.Value)), "write e.g. 90s, 5m or 1h30m")
-	}
-	d.Duration = v
-	return nil
-}
 
 // UnmarshalYAML reads 512MB or 2GB (powers of 1024, as memory is sized).
 func (s *Size) UnmarshalYAML(n *yaml.Node) error {
@@ -167,7 +147,7 @@ func userCount(n *yaml.Node) (int, error) {
 	if err := n.Decode(&v); err != nil {
 		return 0, yamlfile.Invalid(n, fmt.Sprintf("user count %s is out of range", n.Value), fmt.Sprintf("every count is 1 to %d", driver.MaxUsers))
 	}
-	if err := driver.CheckUsers("", v); err != nil {
+	if err := driver.CheckUsers(v); err != nil {
 		return 0, yamlfile.Refused(n, err)
 	}
 	return v, nil

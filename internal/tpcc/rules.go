@@ -1,8 +1,9 @@
 package tpcc
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/storbench/storbench/internal/input"
 )
 
 // InputRules say where a run's inputs depart from the spec's: not at all (the spec's
@@ -64,7 +65,7 @@ func ParseInputs(name string) (*InputRules, error) {
 		}
 		choices = append(choices, r.Name+", "+r.What)
 	}
-	return nil, fmt.Errorf("inputs %q is unknown (use %s)", name, strings.Join(choices, ", or "))
+	return nil, input.Errorf("inputs", "{inputs} %q is unknown (use %s)", name, strings.Join(choices, ", or "))
 }
 
 // Home is a user's home warehouse and its fixed Stock-Level district: one per user in

@@ -85,17 +85,25 @@ func (o *Options) place(goType string) (Place, bool) {
 	return Place{}, false
 }
 
-// knownKeys lists the keys of the mapping of a Go type: its struct's yaml tags, in
-// field order.
+// knownKeys lists the keys of the mapping of a Go type (Keys).
 func (o *Options) knownKeys(goType string) []string {
 	p, ok := o.place(goType)
 	if !ok {
 		return nil
 	}
-	t := reflect.TypeOf(p.Type)
+	return Keys(reflect.TypeOf(p.Type))
+}
+
+// Keys lists the keys of the mapping a struct type decodes: its fields' yaml tags, in
+// field order, with those of the structs it inlines (yaml:",inline") in their place.
+func Keys(t reflect.Type) []string {
 	var keys []string
 	for i := range t.NumField() {
-		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
+		k, opts, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		switch {
+		case opts == "inline":
+			keys = append(keys, Keys(t.Field(i).Type)...)
+		case k != "" && k != "-":
 			keys = append(keys, k)
 		}
 	}
@@ -180,9 +188,10 @@ func Invalid(n *yaml.Node, what, hint string) error {
 }
 
 // Refused is Invalid for a problem the setting's owning package described whole, as
-// "what (hint)".
+// "what (hint)", naming the settings by their keys (input.Errorf), as the file does.
 func Refused(n *yaml.Node, err error) error {
-	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
+	msg := strings.TrimPrefix(input.Render(err, func(key string) string { return key }), input.ErrInvalid.Error()+": ")
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s", n.Line, msg)}}
 }
 
 var yamlLine = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)

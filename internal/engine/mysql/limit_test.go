@@ -110,7 +110,7 @@ func TestStatementLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	users := 40/sqlMode.PerSession + 1
-	_, err = driver.Run(ctx, d, driver.Config{Users: users, Duration: 5 * time.Second, Mode: engine.SQL, ClientCPUs: 1})
+	_, err = driver.Run(ctx, d, driver.Config{Users: users, Duration: 5 * time.Second, ClientCPUs: 1, Workload: driver.Workload{Mode: engine.SQL}})
 	if !errors.Is(err, input.ErrInvalid) || !strings.Contains(err.Error(), "max_prepared_stmt_count=40") {
 		t.Errorf("a run of %d sql-mode users on max_prepared_stmt_count 40 = %v; want an input error naming the setting", users, err)
 	}

@@ -88,7 +88,7 @@ func TestBuildRunCheck(t *testing.T) {
 	// and client-side statements.
 	for _, mode := range []engine.Mode{engine.Procedures, engine.SQL} {
 		begin = time.Now()
-		res, err := driver.Run(ctx, db, driver.Config{Users: 4, Ramp: time.Second, Duration: 5 * time.Second, Mode: mode, Seed: 3, MaxRetries: 5, ClientCPUs: 2})
+		res, err := driver.Run(ctx, db, driver.Config{Users: 4, Ramp: time.Second, Duration: 5 * time.Second, Seed: 3, ClientCPUs: 2, Workload: driver.Workload{Mode: mode, MaxRetries: 5}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -58,7 +58,7 @@ func TestBuildRunCheck(t *testing.T) {
 		t.Errorf("procedures mode: %v, want invalid input", err)
 	}
 
-	res, err := driver.Run(ctx, db, driver.Config{Users: 2, Ramp: time.Second, Duration: 4 * time.Second, Mode: engine.SQL, Seed: 3, MaxRetries: 5, ClientCPUs: 2})
+	res, err := driver.Run(ctx, db, driver.Config{Users: 2, Ramp: time.Second, Duration: 4 * time.Second, Seed: 3, ClientCPUs: 2, Workload: driver.Workload{Mode: engine.SQL, MaxRetries: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestManyUsersShareTheWriter(t *testing.T) {
 	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 9}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := driver.Run(ctx, db, driver.Config{Users: 8, Ramp: time.Second, Duration: 4 * time.Second, Mode: engine.SQL, Seed: 5, MaxRetries: 5, ClientCPUs: 2})
+	res, err := driver.Run(ctx, db, driver.Config{Users: 8, Ramp: time.Second, Duration: 4 * time.Second, Seed: 5, ClientCPUs: 2, Workload: driver.Workload{Mode: engine.SQL, MaxRetries: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"errors"
@@ -8,15 +8,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// decimalVar declares a number flag read in base 10 only. pflag's own IntVar reads a
-// number as Go source does (base 0): --users 010 ran 8 users and --warehouses
-// 07777777 asked for 2,097,151, where a user writing a count means 10 and 7,777,777.
-func decimalVar[T int | uint64](fs *pflag.FlagSet, p *T, name string, value T, usage string) {
+// DecimalVar declares a number flag read in base 10 only, for an owner declaring its
+// settings' flags. pflag's own IntVar reads a number as Go source does (base 0):
+// --users 010 ran 8 users and --warehouses 07777777 asked for 2,097,151, where a user
+// writing a count means 10 and 7,777,777.
+func DecimalVar[T int | uint64](fs *pflag.FlagSet, p *T, name string, value T, usage string) {
 	*p = value
 	fs.Var(decimal[T]{p}, name, usage)
 }
 
-// decimal is the pflag.Value of decimalVar.
+// decimal is the pflag.Value of DecimalVar.
 type decimal[T int | uint64] struct{ p *T }
 
 func (d decimal[T]) Set(s string) error {
