@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
 )
@@ -16,7 +15,7 @@ import (
 func fioCmd() *cobra.Command {
 	var paths, profiles []string
 	var all, list bool
-	var size, jsonPath string
+	var jsonPath string
 	opts := fio.Options{}
 	c := &cobra.Command{
 		Use:   "fio",
@@ -41,9 +40,6 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 			}
 			if err := jsonTarget(jsonPath).Check(); err != nil {
 				return err
-			}
-			if opts.Size, err = bytesize.Parse(size); err != nil {
-				return fmt.Errorf("%w: --size: %v", input.ErrInvalid, err)
 			}
 			targets := paths
 			switch {
@@ -99,12 +95,8 @@ side, B as % of A. fio itself must be installed (apt-get install fio).`,
 	c.Flags().StringArrayVar(&profiles, "profile", nil, "profile to run (repeatable; see --list)")
 	c.Flags().BoolVar(&all, "all", false, "run every profile")
 	c.Flags().BoolVar(&list, "list", false, "list the profiles and where they come from")
-	c.Flags().StringVar(&size, "size", bytesize.Format(fio.DefaultSize), "test file size (KB/MB/GB/TB are powers of 1024)")
-	c.Flags().DurationVar(&opts.Runtime, "runtime", fio.DefaultRuntime, "runtime of each point (the most a steady-state point runs)")
+	opts.AddFlags(c.Flags())
 	c.Flags().StringVar(&jsonPath, "json", "", "write the results (with each point's exact job text) as JSON to this file")
-	c.Flags().BoolVar(&opts.AllowMemoryFS, "allow-memory-fs", false, "allow a tmpfs/ramfs/overlay target (direct I/O there measures memory)")
-	c.Flags().StringVar(&opts.Device, "device", "", "raw block device to test instead of a file: ALL ITS DATA IS OVERWRITTEN")
-	c.Flags().BoolVar(&opts.DestroyDevice, "i-know-this-destroys-data", false, "confirm --device")
 	c.AddCommand(fioCompareCmd())
 	return c
 }

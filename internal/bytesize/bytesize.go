@@ -4,10 +4,13 @@
 package bytesize
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/input"
 )
@@ -55,3 +58,28 @@ func Format(b int64) string {
 	}
 	return fmt.Sprintf("%dB", b)
 }
+
+// Var declares a flag of a size in bytes, read with Parse and shown with Format, for
+// an owner declaring its settings' flags.
+func Var(fs *pflag.FlagSet, p *int64, name string, value int64, usage string) {
+	*p = value
+	fs.Var((*sizeValue)(p), name, usage)
+}
+
+// sizeValue is the pflag.Value of Var.
+type sizeValue int64
+
+func (v *sizeValue) Set(s string) error {
+	b, err := Parse(s)
+	if err != nil {
+		// pflag says whose value it is and the command line marks it invalid input.
+		return errors.New(strings.TrimPrefix(err.Error(), input.ErrInvalid.Error()+": "))
+	}
+	*v = sizeValue(b)
+	return nil
+}
+
+func (v *sizeValue) String() string { return Format(int64(*v)) }
+
+// Type names the value in --help.
+func (v *sizeValue) Type() string { return "string" }

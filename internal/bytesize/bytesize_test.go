@@ -2,7 +2,10 @@ package bytesize
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/input"
 )
@@ -33,5 +36,23 @@ func TestFormat(t *testing.T) {
 				t.Errorf("Parse(Format(%d)) = %d, %v: want at most the size", b, back, err)
 			}
 		}
+	}
+}
+
+// A size flag reads as Parse does, shows as Format does, and leaves marking the
+// error as invalid input to the command line, which names the flag.
+func TestVar(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	var size int64
+	Var(fs, &size, "size", 4<<30, "")
+	if got := fs.Lookup("size").DefValue; got != "4GB" {
+		t.Errorf("default shown as %q, want 4GB", got)
+	}
+	if err := fs.Parse([]string{"--size", "512MB"}); err != nil || size != 512<<20 {
+		t.Errorf("--size 512MB: %d, %v", size, err)
+	}
+	err := fs.Parse([]string{"--size", "lots"})
+	if err == nil || strings.Count(err.Error(), "invalid input") != 0 || !strings.Contains(err.Error(), `size "lots"`) {
+		t.Errorf("--size lots: %v", err)
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
@@ -32,6 +35,15 @@ type Options struct {
 	AllowMemoryFS bool
 	// Progress, when set, is told of each point done.
 	Progress func(profile string, done, of int, p *Point)
+}
+
+// AddFlags declares the flags of a run's settings, with the command line's defaults.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	bytesize.Var(fs, &o.Size, "size", DefaultSize, "test file size (KB/MB/GB/TB are powers of 1024)")
+	fs.DurationVar(&o.Runtime, "runtime", DefaultRuntime, "runtime of each point (the most a steady-state point runs)")
+	fs.BoolVar(&o.AllowMemoryFS, "allow-memory-fs", false, "allow a tmpfs/ramfs/overlay target (direct I/O there measures memory)")
+	fs.StringVar(&o.Device, "device", "", "raw block device to test instead of a file: ALL ITS DATA IS OVERWRITTEN")
+	fs.BoolVar(&o.DestroyDevice, "i-know-this-destroys-data", false, "confirm --device")
 }
 
 // Defaults and bounds of a fio run's settings. The test file's size differs by use,
