@@ -30,6 +30,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/study"
@@ -59,7 +60,7 @@ const (
 // profile is a target's storage and how it behaves.
 type profile struct {
 	name           string
-	data, wal      metrics.Placement
+	data, wal      blockdev.Placement
 	models         []string
 	port           int
 	cLoad          int
@@ -74,9 +75,9 @@ type profile struct {
 	latencySpreadQ float64 // lognormal sigma of response times
 }
 
-func placement(path, role, mount, fs, part, disk string, major, minor uint32) metrics.Placement {
-	return metrics.Placement{Path: path, Role: role, Mount: mount, FSType: fs, Source: "/dev/" + part,
-		Devices: []metrics.BlockDevice{{Name: disk, Major: major, Minor: minor}}, Chain: part + " → " + disk}
+func placement(path, role, mount, fs, part, disk string, major, minor uint32) blockdev.Placement {
+	return blockdev.Placement{Path: path, Role: role, Mount: mount, FSType: fs, Source: "/dev/" + part,
+		Devices: []blockdev.BlockDevice{{Name: disk, Major: major, Minor: minor}}, Chain: part + " → " + disk}
 }
 
 var profiles = map[string]*profile{
@@ -294,7 +295,7 @@ func environment(s *study.Study, recorded time.Time) study.Environment {
 	for _, t := range s.Targets {
 		p := profiles[t.Name]
 		env.Targets = append(env.Targets, study.TargetEnv{Name: t.Name, Kind: t.Kind,
-			Placements: []metrics.Placement{p.data, p.wal}, Models: p.models, ServerVersion: serverVer,
+			Placements: []blockdev.Placement{p.data, p.wal}, Models: p.models, ServerVersion: serverVer,
 			Settings: map[string]string{"max_connections": "26", "fsync": "on", "synchronous_commit": "on",
 				"full_page_writes": "on", "shared_buffers": fmt.Sprintf("%dMB", t.Memory.Bytes/4>>20),
 				"effective_cache_size": fmt.Sprintf("%dMB", t.Memory.Bytes*3/4>>20)},
@@ -475,7 +476,7 @@ func system(rng *rand.Rand, p *profile, st study.Step, origin time.Time, ramp, s
 	norm := rng.NormFloat64
 	u := float64(st.Users)
 	rep := &metrics.Report{Source: "this host's /proc and /sys", IntervalSeconds: 1,
-		Placements: []metrics.Placement{p.data, p.wal},
+		Placements: []blockdev.Placement{p.data, p.wal},
 		Sources: map[string]string{"cpu": cpuSource, "memory": memorySource, "disks": diskSource,
 			"io_latency": latencySource, "database": activitySource}}
 	cache := 18.0 * (1 << 30)
@@ -547,7 +548,7 @@ func system(rng *rand.Rand, p *profile, st study.Step, origin time.Time, ramp, s
 
 // disk is a device's figures over an interval of seconds, from whole I/O counts as
 // /proc/diskstats gives them.
-func disk(p metrics.Placement, seconds, readIOPS, writeIOPS, readSize, writeSize, rAwait, wAwait, svcMs float64) metrics.Disk {
+func disk(p blockdev.Placement, seconds, readIOPS, writeIOPS, readSize, writeSize, rAwait, wAwait, svcMs float64) metrics.Disk {
 	readIOPS, writeIOPS = math.Round(max(0, readIOPS)*seconds)/seconds, math.Round(max(0, writeIOPS)*seconds)/seconds
 	rAwait, wAwait = max(0.01, rAwait), max(0.01, wAwait)
 	if readIOPS == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
@@ -520,12 +521,12 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 // transferTargets are the instance's storage targets and the backup directory (its
 // nearest existing ancestor while a backup has yet to create it).
 func transferTargets(st *instance.State, dir string) []metrics.Target {
-	targets := []metrics.Target{{Path: st.Path, Role: "data"}}
+	targets := []metrics.Target{{Path: st.Path, Role: blockdev.RoleData}}
 	if st.WALPath != "" {
-		targets = append(targets, metrics.Target{Path: st.WALPath, Role: "wal"})
+		targets = append(targets, metrics.Target{Path: st.WALPath, Role: blockdev.RoleWAL})
 	}
 	if existing, err := fsplace.Existing(dir); err == nil {
 		dir = existing
 	}
-	return append(targets, metrics.Target{Path: dir, Role: "backup"})
+	return append(targets, metrics.Target{Path: dir, Role: blockdev.RoleBackup})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
@@ -69,7 +70,7 @@ func (f *metricsFlags) serverTargets(ctx context.Context, db engine.Database, u 
 		}
 		return nil, servers, append(notes, fmt.Sprintf("no disk figures: %v; give --path DIR", err))
 	}
-	return []metrics.Target{{Path: st.Data, Role: "data", Reported: true}, {Path: st.WAL, Role: "wal", Reported: true}}, servers, notes
+	return []metrics.Target{{Path: st.Data, Role: blockdev.RoleData, Reported: true}, {Path: st.WAL, Role: blockdev.RoleWAL, Reported: true}}, servers, notes
 }
 
 // monitor prepares sampling of the targets and --path directories, the servers'
@@ -83,7 +84,7 @@ func (f *metricsFlags) monitor(ctx context.Context, targets []metrics.Target, se
 	cfg := metrics.Config{Interval: f.interval, Host: f.host, Devices: f.devices, IOLatency: f.latency, Database: db,
 		WaitRate: f.waitRate, Targets: targets, Servers: servers, Cgroups: cgroups}
 	for _, p := range f.paths {
-		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: "path"})
+		cfg.Targets = append(cfg.Targets, metrics.Target{Path: p, Role: blockdev.RolePath})
 	}
 	// The CSV is created only once the sampler has accepted its flags: a refused run
 	// leaves the previous run's CSV as it was.

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -267,5 +269,36 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The leaves stay leaves (docs/architecture.md): what fio, the sampler and every
+// package lean on for disks, free space, interruptions, sizes and input errors
+// imports no other package of storbench's but input, and fio stays off the engines
+// and the sampler, so that a change there cannot reach a storage profile.
+func TestLeavesStayLeaves(t *testing.T) {
+	allowed := map[string][]string{
+		"blockdev": {"input"}, "interrupt": nil, "fsplace": nil, "input": nil, "bytesize": {"input"},
+		"fio": {"blockdev", "bytesize", "childproc", "fsplace", "infile", "input", "interrupt"},
+	}
+	fset := token.NewFileSet()
+	for pkg, may := range allowed {
+		sources, _ := filepath.Glob(filepath.Join("../../internal", pkg, "*.go"))
+		for _, f := range sources {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range file.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				own, ok := strings.CutPrefix(path, "github.com/storbench/storbench/internal/")
+				if ok && !slices.Contains(may, own) {
+					t.Errorf("%s imports internal/%s: internal/%s may import only %v", f, own, pkg, may)
+				}
+			}
+		}
 	}
 }

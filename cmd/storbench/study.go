@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine/sqlite"
@@ -323,7 +324,7 @@ func quickPath(c *cobra.Command, dir string) (string, error) {
 	if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
 	}
-	p, err := metrics.NewResolver().Resolve(abs, "path")
+	p, err := blockdev.NewResolver().Resolve(abs, blockdev.RolePath)
 	if err != nil {
 		return "", err
 	}

@@ -6,8 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/storbench/storbench/internal/dburl"
 	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/dburl"
 )
 
 // StorageWatch knows where a database keeps its files, read while it still answers:
@@ -84,16 +85,6 @@ func (w StorageWatch) LogDir() (string, bool) {
 		return data, known
 	}
 	return w.dirs[1], true
-}
-
-// FreeBytes is what dir's filesystem has free for an unprivileged writer: the one
-// reading of free space that build, restore and fio size their data against.
-func FreeBytes(dir string) (int64, error) {
-	var fs unix.Statfs_t
-	if err := unix.Statfs(dir, &fs); err != nil {
-		return 0, err
-	}
-	return int64(fs.Bavail) * fs.Bsize, nil
 }
 
 // fsSpace is what the filesystems of a database's directories have free.

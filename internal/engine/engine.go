@@ -453,19 +453,6 @@ func BuildFootprint(ctx context.Context, db Database) (Footprint, error) {
 	return RegisteredFootprint(db.Engine()), nil
 }
 
-// Interrupted is the error of work its context ended (Ctrl-C): it matches the
-// context's error (errors.Is(err, context.Canceled)) but reads as msg alone, which
-// says what was kept; the cause's own words add nothing for the user.
-func Interrupted(msg string, cause error) error { return &interruption{msg, cause} }
-
-type interruption struct {
-	msg   string
-	cause error
-}
-
-func (e *interruption) Error() string { return e.msg }
-func (e *interruption) Unwrap() error { return e.cause }
-
 // Open opens the database a DSN names, which must exist.
 func Open(ctx context.Context, dsn string) (Database, error) {
 	u, err := ParseDSN(dsn)

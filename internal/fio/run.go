@@ -16,8 +16,8 @@ import (
 
 	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/childproc"
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/interrupt"
 )
 
 // Options say where and how long the profiles run.
@@ -137,7 +137,7 @@ func Run(ctx context.Context, profiles []Profile, opts Options) (results []Resul
 			p, version, err := runPoint(ctx, bin, prof.Name, spec, file, opts, logs)
 			if err != nil {
 				if ctx.Err() != nil {
-					err = engine.Interrupted("interrupted", ctx.Err())
+					err = interrupt.Error("interrupted", ctx.Err())
 				}
 				if len(res.Points) > 0 {
 					res.Notes = append(res.Notes, fmt.Sprintf("stopped after %d of %d points: %v", len(res.Points), len(prof.Points), err))

@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/blockdev"
+	"github.com/storbench/storbench/internal/fsplace"
 	"github.com/storbench/storbench/internal/input"
-	"github.com/storbench/storbench/internal/metrics"
 )
 
 // memoryFilesystems are those where O_DIRECT can succeed without any disk: a test
@@ -57,7 +57,7 @@ func prepareFile(opts Options) (*testFile, error) {
 	if err := checkFileName(filepath.Join(dir, dataFile)); err != nil {
 		return nil, input.Errorf("path", "{path} %s %w", dir, err)
 	}
-	p, err := metrics.NewResolver().Resolve(dir, "fio")
+	p, err := blockdev.NewResolver().Resolve(dir, blockdev.RoleFio)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func prepareFile(opts Options) (*testFile, error) {
 		return nil, input.Errorf("path", "{path} %s is on %s, where direct I/O measures memory, not storage: give a directory on a disk (or {allow_memory_fs})",
 			dir, p.FSType)
 	}
-	free, err := engine.FreeBytes(dir)
+	free, err := fsplace.FreeBytes(dir)
 	if err != nil {
 		return nil, fmt.Errorf("free space of %s: %w", dir, err)
 	}
@@ -86,7 +86,7 @@ func prepareFile(opts Options) (*testFile, error) {
 		info: Target{Path: dir, FSType: p.FSType, Mount: p.Mount, Chain: p.Chain}}
 	for _, d := range p.Devices {
 		t.info.Devices = append(t.info.Devices, d.Name)
-		t.info.Models = append(t.info.Models, metrics.DeviceModel(d.Name))
+		t.info.Models = append(t.info.Models, blockdev.DeviceModel(d.Name))
 	}
 	return t, nil
 }
@@ -144,7 +144,7 @@ func prepareDevice(opts Options) (*testFile, error) {
 		name = filepath.Base(resolved)
 	}
 	return &testFile{path: dev, info: Target{Path: opts.Device, FSType: "raw device", Devices: []string{name},
-		Models: []string{metrics.DeviceModel(name)}, Chain: name}}, nil
+		Models: []string{blockdev.DeviceModel(name)}, Chain: name}}, nil
 }
 
 // remove deletes the test file's directory, only if storbench made it.

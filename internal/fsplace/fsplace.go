@@ -55,3 +55,13 @@ func SameFilesystem(a, b string) (bool, error) {
 	}
 	return da == db, nil
 }
+
+// FreeBytes is what dir's filesystem has free for an unprivileged writer: the one
+// reading of free space that build, restore and fio size their data against.
+func FreeBytes(dir string) (int64, error) {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		return 0, err
+	}
+	return int64(fs.Bavail) * fs.Bsize, nil
+}

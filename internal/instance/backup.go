@@ -15,8 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storbench/storbench/internal/dburl"
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/fsplace"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/interrupt"
 )
 
 // Backups keep their files in DIR/base, beside DIR's marker (the engines' backup tools
@@ -374,7 +375,7 @@ func (r Registry) restore(ctx context.Context, st *State, dir string, rec record
 		// storbench can watch, so progress follows nothing and the bytes are the dump's.
 		t, err := timed("", func() error { return srv.Restore(ctx, st, backupFiles(dir), how) })
 		if ctx.Err() != nil {
-			return Transfer{}, engine.Interrupted(fmt.Sprintf("restore of instance %s interrupted: its database is partly restored; restore it again", name), ctx.Err())
+			return Transfer{}, interrupt.Error(fmt.Sprintf("restore of instance %s interrupted: its database is partly restored; restore it again", name), ctx.Err())
 		}
 		if err != nil {
 			return Transfer{}, fmt.Errorf("restore of instance %s: %s", name, condense(err))
@@ -438,7 +439,7 @@ func (r Registry) abandoned(ctx context.Context, st *State, running bool, err er
 		}
 	}
 	if ctx.Err() != nil {
-		return engine.Interrupted(fmt.Sprintf("restore of instance %s interrupted: abandoned, its data is unchanged (the partial copy was removed)%s", st.Name, restart), ctx.Err())
+		return interrupt.Error(fmt.Sprintf("restore of instance %s interrupted: abandoned, its data is unchanged (the partial copy was removed)%s", st.Name, restart), ctx.Err())
 	}
 	return fmt.Errorf("restore of instance %s failed, its data is unchanged (the partial copy was removed)%s: %s", st.Name, restart, condense(err))
 }
@@ -461,7 +462,7 @@ const restoreMargin = 64 << 20
 // checkRoom refuses a restore of size bytes into the named instance whose copy does
 // not fit beside the data already in dir (which stays until the copy is complete).
 func checkRoom(name, dir string, size int64) error {
-	free, err := engine.FreeBytes(dir)
+	free, err := fsplace.FreeBytes(dir)
 	if err != nil {
 		return fmt.Errorf("free space of %s: %w", dir, err)
 	}

@@ -187,7 +187,7 @@ func freeSpace(dir string) (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	free, err := engine.FreeBytes(dir)
+	free, err := fsplace.FreeBytes(dir)
 	return free, err == nil
 }
 

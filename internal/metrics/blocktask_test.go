@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/blockdev"
 )
 
 // The task lines as bpftrace 0.17 prints @b; a name may hold ", " and "]: ".
@@ -57,7 +59,7 @@ func TestHostRole(t *testing.T) {
 // task's bytes since its previous delivery, over its own span; a chunk that is
 // late delivers nothing, and the next one the bytes of both intervals.
 func TestTracerTaskDeltas(t *testing.T) {
-	l := newIOLatency([]BlockDevice{{Name: "loop1", Major: 7, Minor: 1}}, 0)
+	l := newIOLatency([]blockdev.BlockDevice{{Name: "loop1", Major: 7, Minor: 1}}, 0)
 	l.tasks, l.baseTasks, l.pendingTasks, l.keysMax = map[taskIOKey]uint64{}, map[taskIOKey]uint64{}, map[taskIOKey]uint64{}, 3
 	// No bpftrace: the chunks are fed by hand, and a process that ignores SIGCONT
 	// takes the requests for them; Collect does not wait for one.

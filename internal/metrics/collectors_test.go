@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/procfs/blockdevice"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/testsupport/looptest"
 )
 
@@ -47,17 +48,17 @@ func approx(t *testing.T, what string, got, want float64) {
 // packages, other work), which a count of the test's own I/O cannot tell apart. The
 // backing file is removed once attached, so that the resolver reports the loop
 // device's own figures instead of following it to the disk under the file.
-func ownDisk(t *testing.T, size int64) (string, BlockDevice) {
+func ownDisk(t *testing.T, size int64) (string, blockdev.BlockDevice) {
 	t.Helper()
 	d := looptest.Mount(t, size)
 	if err := os.Remove(d.Backing); err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewResolver().Resolve(d.Dir, "path")
+	p, err := blockdev.NewResolver().Resolve(d.Dir, "path")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev := BlockDevice{Name: d.Name, Major: d.Major, Minor: d.Minor}
+	dev := blockdev.BlockDevice{Name: d.Name, Major: d.Major, Minor: d.Minor}
 	if len(p.Devices) != 1 || p.Devices[0] != dev {
 		t.Fatalf("%s resolves to %+v (%s), want %+v only", d.Dir, p.Devices, p.Note, dev)
 	}
@@ -185,8 +186,8 @@ const (
 func TestDisksFromDiskstats(t *testing.T) {
 	p := newProcFixture(t)
 	sys := t.TempDir()
-	vda := BlockDevice{Name: "vda", Major: 254, Minor: 0}
-	c, err := NewDisks(p.root, sys, []BlockDevice{vda}, map[string][]string{"vda": {"data", "wal"}})
+	vda := blockdev.BlockDevice{Name: "vda", Major: 254, Minor: 0}
+	c, err := NewDisks(p.root, sys, []blockdev.BlockDevice{vda}, map[string][]string{"vda": {"data", "wal"}})
 	if err != nil {
 		t.Fatal(err)
 	}

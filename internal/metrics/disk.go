@@ -7,21 +7,23 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/storbench/storbench/internal/blockdev"
 )
 
 // diskCollector reads /proc/diskstats for the disks the database is on.
 type diskCollector struct {
 	fs      blockdevice.FS
-	devices []BlockDevice
+	devices []blockdev.BlockDevice
 	roles   map[string][]string
-	prev    map[BlockDevice]DiskCounters
+	prev    map[blockdev.BlockDevice]DiskCounters
 	clock
 	prevAt time.Time
 }
 
 // NewDisks samples the given whole disks from procRoot/diskstats; roles names what of
 // the database each holds.
-func NewDisks(procRoot, sysRoot string, devices []BlockDevice, roles map[string][]string) (Collector, error) {
+func NewDisks(procRoot, sysRoot string, devices []blockdev.BlockDevice, roles map[string][]string) (Collector, error) {
 	fs, err := blockdevice.NewFS(procRoot, sysRoot)
 	if err != nil {
 		return nil, err
@@ -37,9 +39,9 @@ func (c *diskCollector) Collect(_ context.Context, s *Sample) error {
 	}
 	// Only the resolved disks (name and number, as resolution found them): a
 	// partition's or a dm device's line would count the same I/O again.
-	cur := make(map[BlockDevice]DiskCounters, len(c.devices))
+	cur := make(map[blockdev.BlockDevice]DiskCounters, len(c.devices))
 	for _, st := range stats {
-		d := BlockDevice{Name: st.DeviceName, Major: st.MajorNumber, Minor: st.MinorNumber}
+		d := blockdev.BlockDevice{Name: st.DeviceName, Major: st.MajorNumber, Minor: st.MinorNumber}
 		if slices.Contains(c.devices, d) {
 			cur[d] = diskCounters(st.IOStats)
 		}

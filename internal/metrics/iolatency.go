@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/childproc"
 )
 
@@ -42,7 +43,7 @@ const (
 // IOLatency traces block I/O latency of some disks with bpftrace, and, when asked,
 // the bytes each task asks of them (blocktask.go).
 type IOLatency struct {
-	devices []BlockDevice
+	devices []blockdev.BlockDevice
 	index   map[uint32]int // dev_t as the tracepoints print it → position in devices
 	cmd     *exec.Cmd
 	stop    context.CancelFunc
@@ -98,7 +99,7 @@ type histEntry struct {
 
 // devT is a device number as the kernel's dev_t (MKDEV), which the block tracepoints
 // carry: not the userspace encoding of stat(2).
-func devT(d BlockDevice) uint32 { return d.Major<<20 | d.Minor }
+func devT(d blockdev.BlockDevice) uint32 { return d.Major<<20 | d.Minor }
 
 // chunkWait is how long Collect waits for the chunk it asked for: bpftrace prints
 // within milliseconds, but on a busy host it may wait for a CPU. A chunk later than
@@ -118,7 +119,7 @@ const chunkSignal = unix.SIGCONT
 
 // ioLatencyProgram is the bpftrace program for devices, printing a chunk when
 // process asker sends bpftrace chunkSignal.
-func ioLatencyProgram(devices []BlockDevice, asker int, byTask bool) (string, error) {
+func ioLatencyProgram(devices []blockdev.BlockDevice, asker int, byTask bool) (string, error) {
 	params := struct {
 		Devs          []uint32
 		Asker, Signal int
@@ -144,7 +145,7 @@ func ioLatencyProgram(devices []BlockDevice, asker int, byTask bool) (string, er
 //
 // byTask also counts the bytes each task asks of the devices, which Collect hands to
 // the process collector in the same sample.
-func StartIOLatency(ctx context.Context, devices []BlockDevice, interval time.Duration, byTask bool) (*IOLatency, error) {
+func StartIOLatency(ctx context.Context, devices []blockdev.BlockDevice, interval time.Duration, byTask bool) (*IOLatency, error) {
 	if len(devices) == 0 {
 		return nil, errors.New("no block devices to trace")
 	}
@@ -232,7 +233,7 @@ func (l *IOLatency) askChunk() {
 	_ = l.cmd.Process.Signal(chunkSignal)
 }
 
-func newIOLatency(devices []BlockDevice, wait time.Duration) *IOLatency {
+func newIOLatency(devices []blockdev.BlockDevice, wait time.Duration) *IOLatency {
 	l := &IOLatency{
 		devices:   devices,
 		index:     make(map[uint32]int, len(devices)),

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/blockdev"
 )
 
 // feed gives l's parser bpftrace's output in pieces of every size up to step, as a
@@ -31,7 +33,7 @@ func feed(l *IOLatency, out string, step int) {
 }
 
 func TestIOLatencyParse(t *testing.T) {
-	devs := []BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "sdb", Major: 8, Minor: 16}, {Name: "idle", Major: 8, Minor: 32}}
+	devs := []blockdev.BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "sdb", Major: 8, Minor: 16}, {Name: "idle", Major: 8, Minor: 32}}
 	l := newIOLatency(devs, chunkWait(time.Second))
 	// Collect asks the tracer for a chunk: here a process that has ended.
 	l.cmd = exec.Command("true")
@@ -129,11 +131,11 @@ func TestIOLatencyParseLine(t *testing.T) {
 }
 
 func TestIOLatencyScriptPredicate(t *testing.T) {
-	prog, err := ioLatencyProgram([]BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "nvme0n1", Major: 259, Minor: 1}}, 4242, true)
+	prog, err := ioLatencyProgram([]blockdev.BlockDevice{{Name: "vda", Major: 254, Minor: 0}, {Name: "nvme0n1", Major: 259, Minor: 1}}, 4242, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	untasked, err := ioLatencyProgram([]BlockDevice{{Name: "vda", Major: 254, Minor: 0}}, 4242, false)
+	untasked, err := ioLatencyProgram([]blockdev.BlockDevice{{Name: "vda", Major: 254, Minor: 0}}, 4242, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +323,7 @@ func TestIOLatencyPrintsWhenAsked(t *testing.T) {
 	_, disk := ownDisk(t, 16<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l, err := StartIOLatency(ctx, []BlockDevice{disk}, 100*time.Millisecond, false)
+	l, err := StartIOLatency(ctx, []blockdev.BlockDevice{disk}, 100*time.Millisecond, false)
 	if err != nil {
 		if iolatTestEnvironment(err) {
 			t.Skipf("per-I/O latency not available: %v", err)
@@ -364,7 +366,7 @@ func TestIOLatencyDisk(t *testing.T) {
 	const interval = time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l, err := StartIOLatency(ctx, []BlockDevice{disk}, interval, false)
+	l, err := StartIOLatency(ctx, []blockdev.BlockDevice{disk}, interval, false)
 	if err != nil {
 		if iolatTestEnvironment(err) {
 			t.Skipf("per-I/O latency not available: %v", err)
@@ -445,7 +447,7 @@ func TestIOLatencyFakeBpftrace(t *testing.T) {
 	if _, err := os.Stat(tracefsDir + "/events"); err != nil {
 		t.Skip("no tracefs: StartIOLatency would mount it")
 	}
-	devs := []BlockDevice{{Name: "vda", Major: 254}}
+	devs := []blockdev.BlockDevice{{Name: "vda", Major: 254}}
 	fake := func(t *testing.T, script string) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "bpftrace"), []byte("#!/bin/sh\n"+script), 0o755); err != nil {

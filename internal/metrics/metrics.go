@@ -274,13 +274,6 @@ func databaseFigures(d engine.Activity, seconds float64) *Database {
 	return db
 }
 
-// BlockDevice is a whole disk as /proc/diskstats and the block tracepoints name it.
-type BlockDevice struct {
-	Name  string `json:"name"` // as in /proc/diskstats, e.g. "sda", "nvme0n1"
-	Major uint32 `json:"major"`
-	Minor uint32 `json:"minor"`
-}
-
 // clock is time.Now, replaceable in tests of the rate computations.
 type clock struct{ now func() time.Time }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
 )
@@ -166,7 +167,7 @@ func (m *Monitor) remote(cfg Config) error {
 // local samples this host's /proc, the disks under the targets, and traces them.
 func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	m.report.Source = "this host's /proc and /sys"
-	r := Resolver{ProcRoot: cfg.ProcRoot, SysRoot: cfg.SysRoot}
+	r := blockdev.Resolver{ProcRoot: cfg.ProcRoot, SysRoot: cfg.SysRoot}
 	for _, t := range cfg.Targets {
 		p, err := r.Resolve(t.Path, t.Role)
 		if err != nil && t.Reported {
@@ -181,7 +182,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 			m.sampler.Note("%s %s: %s", t.Role, t.Path, p.Note)
 		}
 	}
-	devices := Devices(m.report.Placements)
+	devices := blockdev.Devices(m.report.Placements)
 	if len(devices) == 0 && len(cfg.Targets) == 0 {
 		m.sampler.Note("no disk figures: no directory to resolve (give --path DIR)")
 	}
@@ -243,7 +244,7 @@ func (m *Monitor) local(ctx context.Context, cfg Config) error {
 	}
 	roles := map[string][]string{}
 	for _, d := range devices {
-		roles[d.Name] = RolesOf(m.report.Placements, d.Name)
+		roles[d.Name] = blockdev.RolesOf(m.report.Placements, d.Name)
 	}
 	disks, err := NewDisks(cfg.ProcRoot, cfg.SysRoot, devices, roles)
 	if err != nil {

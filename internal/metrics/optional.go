@@ -1,6 +1,8 @@
 package metrics
 
-import "io"
+import (
+	"io"
+)
 
 // The collectors that run processes or hold connections, which the sampler closes
 // when it finds io.Closer by type assertion: a misspelt Close would leave them

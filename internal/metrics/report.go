@@ -4,18 +4,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/storbench/storbench/internal/blockdev"
 )
 
 // Report is what a run stores under "system": where the figures come from, where the
 // database's directories are, the window's summary and every sample.
 type Report struct {
 	// Source is the host the figures describe.
-	Source          string            `json:"source"`
-	IntervalSeconds float64           `json:"interval_s"`
-	Placements      []Placement       `json:"placements,omitempty"`
-	Sources         map[string]string `json:"sources"`
-	Summary         Summary           `json:"summary"`
-	Samples         []Sample          `json:"samples"`
+	Source          string               `json:"source"`
+	IntervalSeconds float64              `json:"interval_s"`
+	Placements      []blockdev.Placement `json:"placements,omitempty"`
+	Sources         map[string]string    `json:"sources"`
+	Summary         Summary              `json:"summary"`
+	Samples         []Sample             `json:"samples"`
 	// Users is how many client sessions the workload ran (0: none, or not known),
 	// beside the mean number the wait profile saw active.
 	Users int      `json:"users,omitempty"`

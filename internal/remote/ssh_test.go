@@ -22,7 +22,7 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/testsupport/looptest"
 	"github.com/storbench/storbench/internal/testsupport/netlab"
 )
@@ -111,7 +111,7 @@ func TestSSH(t *testing.T) {
 			t.Errorf("DataDevice(relative/dir): %v", err)
 		}
 	})
-	// The host's block devices as a study records them (metrics.HostScript, one
+	// The host's block devices as a study records them (blockdev.HostScript, one
 	// command): a loop device of the test's own, mounted in the host's mount namespace
 	// (the lab's hosts see this machine's files and /sys, not the mounts made here
 	// after they started), reads there as its /sys says here.
@@ -127,11 +127,11 @@ func TestSSH(t *testing.T) {
 				t.Error(err)
 			}
 		})
-		out, err := host.Run(ctx, metrics.HostScript, strings.NewReader(metrics.HostInput(dir)))
+		out, err := host.Run(ctx, blockdev.HostScript, strings.NewReader(blockdev.HostInput(dir)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sys, err := metrics.ReadHost(out)
+		sys, err := blockdev.ReadHost(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestSSH(t *testing.T) {
 				queue("scheduler"), queue("logical_block_size"), queue("physical_block_size"), queue("rotational"))
 		}
 		// Under the loop device: the disks of the filesystem holding its backing file.
-		backing, err := metrics.NewResolver().Resolve(filepath.Dir(d.Backing), "backing")
+		backing, err := blockdev.NewResolver().Resolve(filepath.Dir(d.Backing), "backing")
 		if err != nil {
 			t.Fatal(err)
 		}

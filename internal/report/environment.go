@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/study"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -134,10 +134,10 @@ func blockDevicesTable(srcs []*Source) *Table {
 		"block size logical/physical", "write cache", "discard", "made of"},
 		Notes: []string{"from /sys/class/block of the host holding the directories (over SSH for an external target's host), when the target was prepared: " +
 			"the device's own entry, from the filesystem's device down to the disks; a partition's queue is its disk's; made of: a partition's disk, a device-mapper's or md array's members, a loop device's backing file"}}
-	add := func(src *Source, target string, ps []metrics.Placement) {
+	add := func(src *Source, target string, ps []blockdev.Placement) {
 		type row struct {
 			holds []string
-			d     metrics.DeviceInfo
+			d     blockdev.DeviceInfo
 		}
 		var rows []*row
 		for _, p := range ps {
@@ -178,7 +178,7 @@ func blockDevicesTable(srcs []*Source) *Table {
 
 // madeOf is what a device is built on: "partition of sda", "vg-data over sda2, sdb1",
 // "raid1 over sdc1, sdd1", "backing file /var/img/disk.img".
-func madeOf(d metrics.DeviceInfo) string {
+func madeOf(d blockdev.DeviceInfo) string {
 	over := strings.Join(d.Slaves, ", ")
 	switch d.Kind {
 	case "partition":
@@ -196,7 +196,7 @@ func madeOf(d metrics.DeviceInfo) string {
 	return ""
 }
 
-func blockSizes(d metrics.DeviceInfo) string {
+func blockSizes(d blockdev.DeviceInfo) string {
 	if d.LogicalBlock == 0 && d.PhysicalBlock == 0 {
 		return "-"
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -15,13 +15,13 @@ import (
 // its filesystem.
 func TestEnvironmentBlockDevices(t *testing.T) {
 	yes, no := true, false
-	disk := metrics.DeviceInfo{Name: "sda", Kind: "disk", Vendor: "ATA", Model: "ST4000NM0035", Rotational: &yes, Scheduler: "mq-deadline", NrRequests: 64,
+	disk := blockdev.DeviceInfo{Name: "sda", Kind: "disk", Vendor: "ATA", Model: "ST4000NM0035", Rotational: &yes, Scheduler: "mq-deadline", NrRequests: 64,
 		LogicalBlock: 512, PhysicalBlock: 4096, WriteCache: "write back", Discard: &no, Holders: []string{"sda2"}}
-	data := metrics.Placement{Path: "/srv/pg/data", Role: "data", Mount: "/srv/pg", FSType: "xfs", MountOptions: "rw,noatime,attr2", Chain: "dm-0 (vg-data) → sda2 → sda",
-		Stack: []metrics.DeviceInfo{{Name: "dm-0", Kind: "dm", DMName: "vg-data", Slaves: []string{"sda2"}}, {Name: "sda2", Kind: "partition", Parent: "sda"}, disk}}
-	wal := metrics.Placement{Path: "/srv/wal", Role: "wal", Mount: "/srv/wal", FSType: "ext4", MountOptions: "rw,relatime", Chain: "loop0 → /img/wal.img → sda2 → sda",
-		Stack: []metrics.DeviceInfo{{Name: "loop0", Kind: "loop", BackingFile: "/img/wal.img", Rotational: &no, Scheduler: "none"}, {Name: "sda2", Kind: "partition", Parent: "sda"}, disk}}
-	src := &Source{Label: "s", Env: &study.Environment{Targets: []study.TargetEnv{{Name: "hdd", Kind: "managed", Placements: []metrics.Placement{data, wal}}}}}
+	data := blockdev.Placement{Path: "/srv/pg/data", Role: "data", Mount: "/srv/pg", FSType: "xfs", MountOptions: "rw,noatime,attr2", Chain: "dm-0 (vg-data) → sda2 → sda",
+		Stack: []blockdev.DeviceInfo{{Name: "dm-0", Kind: "dm", DMName: "vg-data", Slaves: []string{"sda2"}}, {Name: "sda2", Kind: "partition", Parent: "sda"}, disk}}
+	wal := blockdev.Placement{Path: "/srv/wal", Role: "wal", Mount: "/srv/wal", FSType: "ext4", MountOptions: "rw,relatime", Chain: "loop0 → /img/wal.img → sda2 → sda",
+		Stack: []blockdev.DeviceInfo{{Name: "loop0", Kind: "loop", BackingFile: "/img/wal.img", Rotational: &no, Scheduler: "none"}, {Name: "sda2", Kind: "partition", Parent: "sda"}, disk}}
+	src := &Source{Label: "s", Env: &study.Environment{Targets: []study.TargetEnv{{Name: "hdd", Kind: "managed", Placements: []blockdev.Placement{data, wal}}}}}
 	var rows []string
 	var storage string
 	for _, b := range environmentSection([]*Source{src}).Blocks {

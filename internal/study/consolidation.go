@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/bottleneck"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
@@ -151,7 +152,7 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 	}
 	mon, err := metrics.New(ctx, metrics.Config{Interval: r.study.Metrics.Interval.Duration, IOLatency: r.study.Metrics.IOLatency,
 		WaitRate: r.study.Metrics.WaitRate, WaitServers: waiting,
-		Targets: []metrics.Target{{Path: t.spec.Path, Role: "data"}}, Servers: servers})
+		Targets: []metrics.Target{{Path: t.spec.Path, Role: blockdev.RoleData}}, Servers: servers})
 	if err != nil {
 		return err
 	}

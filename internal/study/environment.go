@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/fsplace"
 	"github.com/storbench/storbench/internal/instance"
-	"github.com/storbench/storbench/internal/metrics"
 )
 
 // Environment is what a study ran on: a result means little without it.
@@ -31,10 +31,10 @@ type Environment struct {
 
 // TargetEnv is one target's storage and database as found when it was prepared.
 type TargetEnv struct {
-	Name       string              `json:"name"`
-	Kind       string              `json:"kind"`
-	Placements []metrics.Placement `json:"placements,omitempty"`
-	Models     []string            `json:"device_models,omitempty"`
+	Name       string               `json:"name"`
+	Kind       string               `json:"kind"`
+	Placements []blockdev.Placement `json:"placements,omitempty"`
+	Models     []string             `json:"device_models,omitempty"`
 	// ServerVersion and Settings are the database's; Limits the instance's memory and
 	// CPU limits as applied (or why not).
 	ServerVersion string            `json:"server_version"`
@@ -80,10 +80,10 @@ func procField(path, key string) string {
 }
 
 // targetPlacements resolves a managed target's directories and names their disks.
-func targetPlacements(t Target) ([]metrics.Placement, []string) {
-	var ps []metrics.Placement
+func targetPlacements(t Target) ([]blockdev.Placement, []string) {
+	var ps []blockdev.Placement
 	var models []string
-	r := metrics.NewResolver()
+	r := blockdev.NewResolver()
 	for _, d := range []struct{ path, role string }{{t.Path, "data"}, {t.WALPath, "wal"}} {
 		if d.path == "" {
 			continue
@@ -91,7 +91,7 @@ func targetPlacements(t Target) ([]metrics.Placement, []string) {
 		if p, err := r.Resolve(d.path, d.role); err == nil {
 			ps = append(ps, p)
 			for _, dev := range p.Devices {
-				models = append(models, dev.Name+": "+metrics.DeviceModel(dev.Name))
+				models = append(models, dev.Name+": "+blockdev.DeviceModel(dev.Name))
 			}
 		}
 	}
@@ -109,7 +109,7 @@ func sameFilesystem(data, backup string) string {
 		return ""
 	}
 	fs := "device " + strconv.FormatUint(b, 10)
-	if p, err := metrics.NewResolver().Resolve(backup, "backup"); err == nil && p.Source != "" {
+	if p, err := blockdev.NewResolver().Resolve(backup, blockdev.RoleBackup); err == nil && p.Source != "" {
 		fs = p.Source
 	}
 	return fmt.Sprintf("backup on the same filesystem as the data (%s): a restore measures one disk", fs)

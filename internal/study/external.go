@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/childproc"
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/engine"
@@ -174,17 +175,17 @@ func (externalTarget) environment(ctx context.Context, t *target, env TargetEnv)
 }
 
 // hostPlacements resolves the server's data directory, and its WAL directory when
-// elsewhere, on its host over SSH (one command: metrics.HostScript), as a managed
+// elsewhere, on its host over SSH (one command: blockdev.HostScript), as a managed
 // target's are resolved on this machine. A WAL directory inside the data directory
 // (DATA/pg_wal), which the SSH user often may not read, is the data's placement.
-func (t *target) hostPlacements(ctx context.Context, db engine.Database) ([]metrics.Placement, error) {
+func (t *target) hostPlacements(ctx context.Context, db engine.Database) ([]blockdev.Placement, error) {
 	st, err := db.Storage(ctx)
 	if err != nil || st.Data == "" {
 		return nil, fmt.Errorf("the server does not say where its data is (%v)", err)
 	}
-	dirs := []metrics.Target{{Path: st.Data, Role: "data"}}
+	dirs := []metrics.Target{{Path: st.Data, Role: blockdev.RoleData}}
 	if st.WAL != "" && !strings.HasPrefix(st.WAL, st.Data+string(filepath.Separator)) {
-		dirs = append(dirs, metrics.Target{Path: st.WAL, Role: "wal"})
+		dirs = append(dirs, metrics.Target{Path: st.WAL, Role: blockdev.RoleWAL})
 	}
 	h, err := t.sshHost(ctx)
 	if err != nil {
@@ -194,16 +195,16 @@ func (t *target) hostPlacements(ctx context.Context, db engine.Database) ([]metr
 	for _, d := range dirs {
 		paths = append(paths, d.Path)
 	}
-	out, err := h.Run(ctx, metrics.HostScript, strings.NewReader(metrics.HostInput(paths...)))
+	out, err := h.Run(ctx, blockdev.HostScript, strings.NewReader(blockdev.HostInput(paths...)))
 	if err != nil {
 		return nil, err
 	}
-	sys, err := metrics.ReadHost(out)
+	sys, err := blockdev.ReadHost(out)
 	if err != nil {
 		return nil, err
 	}
 	defer sys.Close()
-	var ps []metrics.Placement
+	var ps []blockdev.Placement
 	for _, d := range dirs {
 		p, err := sys.Resolve(d.Path, d.Role)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -90,7 +91,7 @@ func (r *runner) backupRestore(ctx context.Context, t *target, step Step, res *S
 			res.Notes = append(res.Notes, "removing the cycle's backup: "+err.Error())
 		}
 	}()
-	scratch := metrics.Target{Path: r.store.path("scratch"), Role: "backup"}
+	scratch := metrics.Target{Path: r.store.path("scratch"), Role: blockdev.RoleBackup}
 	res.Backup, err = r.timed(ctx, t, scratch, func() (instance.Transfer, error) { return t.reg.Backup(ctx, t.name, dir, how) })
 	if err != nil {
 		return err

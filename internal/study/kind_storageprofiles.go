@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/fio"
 )
@@ -102,7 +103,7 @@ func (r *runner) storageProfile(ctx context.Context, t *target, step Step, res *
 		return err
 	}
 	dir := t.spec.Path
-	if step.PathRole == "wal" {
+	if step.PathRole == blockdev.RoleWAL {
 		dir = t.spec.WALPath
 	}
 	results, err := fio.Run(ctx, profiles, fio.Options{Dir: dir, Size: step.Size, Runtime: step.Runtime,

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/blockdev"
 	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
@@ -218,9 +219,9 @@ func (managedTarget) limits(t *target, allow bool, res *StepResult) error {
 
 // sample samples the target's directories.
 func (managedTarget) sample(_ context.Context, t *target, cfg *metrics.Config) {
-	cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.Path, Role: "data"})
+	cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.Path, Role: blockdev.RoleData})
 	if t.spec.WALPath != "" {
-		cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.WALPath, Role: "wal"})
+		cfg.Targets = append(cfg.Targets, metrics.Target{Path: t.spec.WALPath, Role: blockdev.RoleWAL})
 	}
 	// A stopped instance (a restore in progress) has no processes to sample.
 	if srv, err := t.reg.Server(t.name, ""); err == nil {

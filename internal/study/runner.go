@@ -18,6 +18,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/interrupt"
 	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
 )
@@ -154,7 +155,7 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 // interrupted says what an interruption kept and how to go on, in one line (the
 // cause, a cancelled context, says nothing the user does not know).
 func (r *runner) interrupted(step Step, cause error) error {
-	return engine.Interrupted(fmt.Sprintf("study interrupted at step %d/%d (%s): the steps before it are stored in %s; run it again to resume, or remove its instances with storbench study clean %s",
+	return interrupt.Error(fmt.Sprintf("study interrupted at step %d/%d (%s): the steps before it are stored in %s; run it again to resume, or remove its instances with storbench study clean %s",
 		step.Seq, len(r.steps), step.ID, r.store.Dir, r.store.Dir), cause)
 }
 

@@ -1,4 +1,4 @@
-package metrics
+package blockdev
 
 import (
 	"errors"
@@ -10,14 +10,32 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/storbench/storbench/internal/input"
 	"golang.org/x/sys/unix"
+
+	"github.com/storbench/storbench/internal/input"
+)
+
+// BlockDevice is a whole disk as /proc/diskstats and the block tracepoints name it.
+type BlockDevice struct {
+	Name  string `json:"name"` // as in /proc/diskstats, e.g. "sda", "nvme0n1"
+	Major uint32 `json:"major"`
+	Minor uint32 `json:"minor"`
+}
+
+// Roles of a placed path: what it holds, given by whoever places it, which the report
+// labels the path's disks by.
+const (
+	RoleData   = "data"   // a database's data directory
+	RoleWAL    = "wal"    // its write-ahead log, when on a directory of its own
+	RolePath   = "path"   // a directory the user named to be sampled (--path)
+	RoleBackup = "backup" // where backups go
+	RoleFio    = "fio"    // fio's test file
 )
 
 // Placement is where a path's bytes go.
 type Placement struct {
 	Path   string `json:"path"`
-	Role   string `json:"role"`  // what it holds, given by the caller: "data", "wal", "path", "backup", "fio"
+	Role   string `json:"role"`  // what it holds, given by the caller: RoleData, RoleWAL…
 	Mount  string `json:"mount"` // mount point holding Path
 	FSType string `json:"fs_type"`
 	Source string `json:"source"` // mount source, e.g. /dev/vda1
@@ -76,7 +94,7 @@ func (r Resolver) Resolve(path, role string) (Placement, error) {
 // refusePath refuses a path Resolve cannot use: the setting path for the role "path"
 // (the directories the user named), else the role's directory.
 func refusePath(role, path, problem string) error {
-	if role == "path" {
+	if role == RolePath {
 		return input.Errorf("path", "{path} %s %s", path, problem)
 	}
 	return fmt.Errorf("%w: %s directory %s %s", input.ErrInvalid, role, path, problem)

@@ -1,4 +1,4 @@
-package metrics
+package blockdev
 
 import (
 	"encoding/json"
@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/testsupport/looptest"
-	"golang.org/x/sys/unix"
 )
 
 // deviceFixture is a /sys and /proc tree laid out as the kernel does it (devices under
