@@ -121,12 +121,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 					if lease, err = useInstance(c, u); err != nil || mf.off {
 						return nil, err
 					}
-					targets, servers, notes := mf.serverTargets(ctx, db, u)
 					var cgroups []metrics.CgroupCPU
-					if g, err := lease.CPUGroup(); err == nil && mf.host == "" {
+					if g, err := lease.CPUGroup(); err == nil && mf.Host == "" {
 						cgroups = append(cgroups, g)
 					}
-					mon, closeFile, err := mf.monitor(ctx, targets, servers, cgroups, db, notes, jsonPath, c.OutOrStdout())
+					mon, closeFile, err := mf.monitor(ctx, mf.selectFor(ctx, db, u), cgroups, db, jsonPath, c.OutOrStdout())
 					if err != nil {
 						return nil, err
 					}

@@ -116,3 +116,29 @@ func TestRunSettingsAreStudySettings(t *testing.T) {
 		}
 	}
 }
+
+// Every command's argument errors are bad input (exit 2, one line) by type, whatever
+// cobra's or a command's own validator words them: each command that refuses five
+// arguments is given five.
+func TestEveryArgumentErrorIsUsage(t *testing.T) {
+	t.Setenv("STORBENCH_HOME", t.TempDir())
+	extra := []string{"a", "b", "c", "d", "e"}
+	tried := 0
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			walk(sub, append(path, sub.Name()))
+		}
+		if !c.Runnable() || c.Args == nil || c.Args(c, extra) == nil {
+			return
+		}
+		tried++
+		refused(t, "(see storbench --help)", append(path, extra...)...)
+	}
+	walk(rootCmd(), nil)
+	if tried < 20 {
+		t.Errorf("%d commands refuse five arguments, want every one that takes fewer", tried)
+	}
+	refused(t, `invalid input: unknown command "nosuch" for "storbench"`, "nosuch")
+	refused(t, `invalid input: required flag(s) "warehouses" not set`, "build", "--dsn", "sqlite:x.db")
+}

@@ -475,14 +475,13 @@ func transfer(c *cobra.Command, what string, a transferArgs, do func(instance.Re
 	}
 	var mon *metrics.Monitor
 	if !a.metrics.off {
-		var servers []metrics.Server
-		var notes []string
+		sel := metrics.Selection{Targets: transferTargets(st, abs)}
 		if srv, err := reg.Server(a.name, ""); err == nil {
-			servers = append(servers, srv)
+			sel.Servers = append(sel.Servers, srv)
 		} else {
-			notes = append(notes, fmt.Sprintf("no I/O by process role: %v", err))
+			sel.Notes = append(sel.Notes, fmt.Sprintf("no I/O by process role: %v", err))
 		}
-		m, closeCSV, err := a.metrics.monitor(c.Context(), transferTargets(st, abs), servers, nil, nil, notes, a.jsonPath, c.OutOrStdout())
+		m, closeCSV, err := a.metrics.monitor(c.Context(), sel, nil, nil, a.jsonPath, c.OutOrStdout())
 		if err != nil {
 			return err
 		}

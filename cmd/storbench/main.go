@@ -46,8 +46,41 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return exitStatus(stderr, root.ExecuteContext(ctx))
+	// Cobra checks the command line (the command, its arguments, its flags) before it
+	// runs the command: an error before the command ran is a usage error.
+	accepted := false
+	markRun(root, &accepted)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !accepted {
+		err = usageError{err}
+	}
+	return exitStatus(stderr, err)
 }
+
+// markRun makes every command of the tree set *ran as it starts to run.
+func markRun(c *cobra.Command, ran *bool) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(c *cobra.Command, args []string) error {
+			*ran = true
+			return run(c, args)
+		}
+	}
+	if run := c.Run; run != nil {
+		c.Run = func(c *cobra.Command, args []string) {
+			*ran = true
+			run(c, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRun(sub, ran)
+	}
+}
+
+// usageError is a command line cobra refused: an unknown command, wrong arguments, a
+// required flag missing.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
 
 // rootCmd is the whole command tree: every verb and its flags.
 func rootCmd() *cobra.Command {
@@ -76,7 +109,7 @@ func exitStatus(stderr io.Writer, err error) int {
 	case errors.Is(err, input.ErrInvalid):
 		printError(stderr, input.Render(err, flagName))
 		return 2
-	case isUsage(err):
+	case errors.As(err, new(usageError)):
 		printError(stderr, fmt.Sprintf("%v: %v (see storbench --help)", input.ErrInvalid, err))
 		return 2
 	}
@@ -102,14 +135,4 @@ var flagNames = map[string]string{"profiles": "profile", "metrics_devices": "met
 // tried).
 func printError(stderr io.Writer, msg string) {
 	fmt.Fprintln(stderr, "storbench:", strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ; ")), " "))
-}
-
-// isUsage recognises cobra's own errors for unknown commands and wrong arguments.
-func isUsage(err error) bool {
-	for _, p := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "required flag"} {
-		if strings.Contains(err.Error(), p) {
-			return true
-		}
-	}
-	return false
 }

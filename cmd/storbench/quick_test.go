@@ -185,7 +185,7 @@ func TestQuickWindowsLongEnough(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sqlite := range []bool{false, true} {
-		file, err := quickStudyFile("/tmp/q", true, sqlite, def, 2.5)
+		file, err := study.QuickFile("/tmp/q", true, sqlite, def, 2.5)
 		if err != nil {
 			t.Fatal(err)
 		}

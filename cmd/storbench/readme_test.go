@@ -225,7 +225,7 @@ func TestReadmeQuickTime(t *testing.T) {
 	}
 	stated, _ := strconv.Atoi(string(m[1]))
 	// The README's case: PostgreSQL and fio installed.
-	file, err := quickStudyFile("/var/tmp/storbench-quick", true, false, driver.CounterWindow, metrics.DefaultWaitRate)
+	file, err := study.QuickFile("/var/tmp/storbench-quick", true, false, driver.CounterWindow, metrics.DefaultWaitRate)
 	if err != nil {
 		t.Fatal(err)
 	}

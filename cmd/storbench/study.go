@@ -1,28 +1,17 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/storbench/storbench/internal/blockdev"
-	"github.com/storbench/storbench/internal/bytesize"
-	"github.com/storbench/storbench/internal/driver"
-	"github.com/storbench/storbench/internal/engine/sqlite"
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/input"
-	"github.com/storbench/storbench/internal/instance"
-	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/outfile"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
@@ -235,133 +224,8 @@ func resultsCmd() *cobra.Command {
 	return c
 }
 
-// quickMarker marks the directory quick keeps its SQLite database in.
-const quickMarker = ".storbench-quick"
-
-// quickDatabase is the file of quick's SQLite database in its own directory.
-const quickDatabase = "tpcc.db"
-
-// freshQuickDir removes from quick's own database directory (one it marked) the
-// database an earlier quick left, its file and the files SQLite makes beside it
-// (sqlite.Files: tpcc.db-wal, -shm, -journal), or creates the directory; it returns
-// what else is there, kept (a user's tpcc.db-backup too). A directory that is there
-// without the mark is not quick's and is left alone.
-func freshQuickDir(dir string) (kept []string, err error) {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case os.IsNotExist(err):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
-		}
-		return nil, os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
-	case err != nil:
-		return nil, fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, quickMarker)); err != nil {
-		if len(entries) > 0 {
-			return nil, fmt.Errorf("%w: %s is not empty and not quick's: give another --path", input.ErrInvalid, dir)
-		}
-		return nil, os.WriteFile(filepath.Join(dir, quickMarker), nil, 0o644)
-	}
-	database := sqlite.Files(quickDatabase)
-	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case name == quickMarker:
-		case e.Type().IsRegular() && slices.Contains(database, name):
-			if err := os.Remove(filepath.Join(dir, name)); err != nil {
-				return nil, err
-			}
-		default:
-			kept = append(kept, name)
-		}
-	}
-	return kept, nil
-}
-
-// quickProfile is the storage profile quick runs when fio is installed: a step of
-// its study on PostgreSQL; on SQLite, beside the study (which tests only the
-// directories of the servers it manages).
-type quickProfile struct {
-	Name, Size string
-	Runtime    time.Duration
-}
-
-var theQuickProfile = quickProfile{Name: "hcibench-4k-70r", Size: "64MB", Runtime: 3 * time.Second}
-
-// runQuickProfile runs quick's storage profile in dir and writes its result to out,
-// for the report.
-func runQuickProfile(c *cobra.Command, dir string, out outfile.Target) error {
-	profiles, err := fio.Lookup([]string{theQuickProfile.Name}, false)
-	if err != nil {
-		return err
-	}
-	size, err := bytesize.Parse(theQuickProfile.Size)
-	if err != nil {
-		return err
-	}
-	results, err := fio.Run(c.Context(), profiles, fio.Options{Dir: dir, Size: size, Runtime: theQuickProfile.Runtime,
-		Progress: func(profile string, done, of int, p *fio.Point) {
-			fmt.Fprintf(c.OutOrStdout(), "  %s %d/%d %s: %.0f IOPS, %.1f MB/s\n", profile, done, of, p.Name, p.IOPS, p.MBps)
-		}})
-	if err != nil {
-		return err
-	}
-	return writeJSON(c, out, &fio.Runs{StorbenchVersion: version, Results: results})
-}
-
-// quickPath makes quick's --path absolute and creates it when its parent exists (as
-// instance create does: a missing parent is most often a disk not mounted), then says
-// which filesystem and disk it is on, before anything is measured there.
-func quickPath(c *cobra.Command, dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
-	}
-	if err := instance.CheckParent(abs); err != nil {
-		return "", fmt.Errorf("--path %s: %w", abs, err)
-	}
-	if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return "", fmt.Errorf("%w: --path: %v", input.ErrInvalid, err)
-	}
-	p, err := blockdev.NewResolver().Resolve(abs, blockdev.RolePath)
-	if err != nil {
-		return "", err
-	}
-	where := fmt.Sprintf("%s is on %s %s mounted at %s", abs, p.FSType, p.Source, p.Mount)
-	if p.Chain != "" { // a tmpfs has no disk
-		where += " (disk: " + p.Chain + ")"
-	}
-	if p.Note != "" {
-		where += "; " + p.Note
-	}
-	fmt.Fprintln(c.OutOrStdout(), where)
-	return abs, nil
-}
-
-//go:embed quick.yaml
-var quickStudy string
-
-var quickTemplate = template.Must(template.New("quick.yaml").Parse(quickStudy))
-
-// quickStudyFile is quick's study file for path; its sweep measures over window
-// (by default the report's CounterWindow, the shortest it names a winner by).
-func quickStudyFile(path string, fio, sqlite bool, window time.Duration, waitRate float64) ([]byte, error) {
-	var file bytes.Buffer
-	err := quickTemplate.Execute(&file, struct {
-		Path, Database string
-		Fio, SQLite    bool
-		Profile        quickProfile
-		Window         time.Duration
-		WaitRate       float64
-	}{path, quickDatabase, fio, sqlite, theQuickProfile, window, waitRate})
-	return file.Bytes(), err
-}
-
 func quickCmd() *cobra.Command {
-	var dir string
-	var window time.Duration
-	var waitRate float64
+	var q study.Quick
 	c := &cobra.Command{
 		Use:   "quick",
 		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
@@ -379,79 +243,33 @@ step measures a --duration window (30s by default: over a shorter one the databa
 counters lag, and the report's findings name no winner).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			// Only PostgreSQL's absence falls back to SQLite; a STORBENCH_PG_BINDIR that
-			// does not work is the user's to fix.
-			pgErr := instance.Installed("postgres")
-			if errors.Is(pgErr, input.ErrInvalid) {
-				return pgErr
-			}
-			if err := errors.Join(driver.CheckDuration(window), metrics.CheckWaitRate(waitRate)); err != nil {
-				return err
-			}
-			abs, err := quickPath(c, dir)
+			abs, err := filepath.Abs(q.Path)
 			if err != nil {
 				return err
-			}
-			_, fioErr := fio.FindFio()
-			file, err := quickStudyFile(abs, fioErr == nil, pgErr != nil, window, waitRate)
-			if err != nil {
-				return err
-			}
-			s, err := study.Parse("quick.yaml", file)
-			if err != nil {
-				return err
-			}
-			// What quick would refuse at the end, after measuring, it refuses now.
-			results := filepath.Join(abs, "results")
-			if err := study.CheckStore(results, s); err != nil {
-				return fmt.Errorf("%w: give another --path", err)
 			}
 			reportFile := report.File(filepath.Join(abs, "report.html"), "--path")
-			outputs := []outfile.Target{reportFile}
-			// On SQLite the storage profile runs beside the study, into PATH/storage.json.
-			storage := outfile.Target{Path: filepath.Join(abs, "storage.json"), Flag: "--path", Kind: outfile.JSON}
-			if pgErr != nil && fioErr == nil {
-				outputs = append(outputs, storage)
-			}
-			for _, f := range outputs {
-				if err := f.Check(); err != nil {
-					return err
-				}
-			}
-			profile := map[bool]string{true: ", fio profile " + theQuickProfile.Name, false: ", no fio installed: no storage profile"}[fioErr == nil]
-			if pgErr != nil {
-				// The embedded engine's file is made afresh in a directory of quick's own.
-				kept, err := freshQuickDir(filepath.Join(abs, "sqlite"))
-				if err != nil {
-					return err
-				}
-				if len(kept) > 0 {
-					fmt.Fprintf(c.OutOrStdout(), "kept in %s: %s (not quick's)\n", filepath.Join(abs, "sqlite"), strings.Join(kept, ", "))
-				}
-				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: embedded SQLite (no PostgreSQL server binaries: %v)%s\n", abs, pgErr, profile)
-			} else {
-				fmt.Fprintf(c.OutOrStdout(), "quick study on %s: managed PostgreSQL (server binaries found)%s\n", abs, profile)
+			r, err := q.Prepare(c.OutOrStdout(), reportFile)
+			if err != nil {
+				return err
 			}
 			// Each quick run measures afresh into the same store.
-			sources := []string{results}
-			err = runStudy(c, s, file, results, true)
+			sources := []string{r.Results}
+			err = runStudy(c, r.Study, r.File, r.Results, true)
 			// A failed profile after a measured study still gets the study's report.
 			var profileErr error
-			if err == nil && pgErr != nil && fioErr == nil {
-				if profileErr = runQuickProfile(c, filepath.Join(abs, "sqlite"), storage); profileErr == nil {
-					sources = append(sources, storage.Path)
+			if err == nil {
+				var runs *fio.Runs
+				if runs, profileErr = r.Profile(c.Context(), c.OutOrStdout(), version); runs != nil {
+					if profileErr = writeJSON(c, r.Storage, runs); profileErr == nil {
+						sources = append(sources, r.Storage.Path)
+					}
 				}
 			}
 			if err == nil && profileErr != nil && c.Context().Err() != nil {
 				err = profileErr
 			}
 			if err != nil && c.Context().Err() != nil {
-				// The study's own message offers a resume quick does not do.
-				msg := fmt.Sprintf("quick interrupted: the steps measured so far are in %s; the next storbench quick starts afresh (it does not resume)", results)
-				if pgErr == nil {
-					msg += fmt.Sprintf(", and storbench study clean %s removes the PostgreSQL data it left in %s", results, filepath.Join(abs, "pg"))
-				}
-				return errors.New(msg)
+				return r.Interrupted()
 			}
 			if err != nil {
 				return err
@@ -465,8 +283,6 @@ counters lag, and the report's findings name no winner).`,
 			return nil
 		},
 	}
-	c.Flags().DurationVar(&window, "duration", driver.CounterWindow, "timed window of each user step (under 30s the report's findings name no winner)")
-	c.Flags().Float64Var(&waitRate, "wait-rate", metrics.DefaultWaitRate, "times a second the database's sessions are read for their wait events (0: off)")
-	c.Flags().StringVar(&dir, "path", "storbench-quick", "directory on the storage to test, made if its parent exists: the database goes to PATH/pg (SQLite: PATH/sqlite), results to PATH/results")
+	q.AddFlags(c.Flags())
 	return c
 }

@@ -154,27 +154,6 @@ func TestQuickSQLite(t *testing.T) {
 	}
 }
 
-// TestFreshQuickDirRemovesOnlyTheDatabase: quick's fresh start removes from its own
-// SQLite directory the database file and the files SQLite makes beside it, exactly:
-// a user's tpcc.db-backup stays (before, every file named tpcc.db-… went).
-func TestFreshQuickDirRemovesOnlyTheDatabase(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	for _, f := range []string{quickMarker, "tpcc.db", "tpcc.db-wal", "tpcc.db-shm", "tpcc.db-journal", "tpcc.db-backup", "notes.txt"} {
-		must(t, os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644))
-	}
-	kept, err := freshQuickDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(kept, ","); got != "notes.txt,tpcc.db-backup" {
-		t.Errorf("kept %s, want notes.txt,tpcc.db-backup", got)
-	}
-	if got := listing(dir); got != quickMarker+"=1,notes.txt=1,tpcc.db-backup=1" {
-		t.Errorf("left %s, want the marker and the user's files", got)
-	}
-}
-
 // The README's own way: `storbench study run examples/FILE.yaml` from the checkout,
 // with the default results store, relative to the working directory. A study
 // interrupted leaves its instance, which instance list shows with its study; the

@@ -15,7 +15,7 @@ import (
 // Target is a directory whose disks are sampled, and what it holds.
 type Target struct {
 	Path string
-	Role string // "data", "wal", "path", "backup"…
+	Role string // blockdev.RoleData, RoleWAL…
 	// Reported targets come from the server, not the user: one that cannot be
 	// resolved here (a server in a container, a directory this user may not read)
 	// is a note, not an error.

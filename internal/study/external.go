@@ -220,20 +220,19 @@ func (externalTarget) limits(*target, bool, *StepResult) error { return nil }
 
 // sample reads the host's node_exporter, when given, instead of this machine's
 // disks (a study asking io_latency on for such a target is refused when loaded); a
-// server on this host has its processes' I/O sampled by role, as run does.
+// server on this host is sampled as run samples it (metrics.ForDatabase).
 func (externalTarget) sample(ctx context.Context, t *target, cfg *metrics.Config) {
 	cfg.Host, cfg.Devices, cfg.DeviceRoles = t.spec.MetricsHost, t.devices, t.deviceRoles
 	if cfg.Host != "" {
 		cfg.Targets = nil
 		return
 	}
+	// On this host, what run samples for it: its directories' disks and its
+	// processes by role.
 	db, ok := cfg.Database.(engine.Database)
-	if dsn, err := dburl.Parse(t.dsn); err != nil || !ok {
-		return
-	} else if _, local := dsn.Local(); local {
-		if srv, err := metrics.LocalServer(ctx, db); err == nil {
-			cfg.Servers = append(cfg.Servers, srv)
-		}
+	if dsn, err := dburl.Parse(t.dsn); err == nil && ok {
+		sel := metrics.ForDatabase(ctx, db, dsn)
+		cfg.Targets, cfg.Servers = append(cfg.Targets, sel.Targets...), append(cfg.Servers, sel.Servers...)
 	}
 }
 
