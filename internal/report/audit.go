@@ -47,7 +47,7 @@ func auditedRuns(srcs []*Source) []auditedRun {
 // audit of 5.5.1.5 per run) and that the database stayed consistent (3.3.2).
 func auditSection(srcs []*Source) *Section {
 	sec := &Section{ID: "audit", Title: "Input audit and consistency",
-		Intro: []string{"Each run audits its own input: the shares the specification requires (rollbacks, remote lines and payments, by-name lookups), counted by storbench. A verdict is SKIP when the run had too few transactions to tell. The consistency conditions are queries that must find no violating rows, run on the database after each TPROC-C step of a study (user, memory, CPU and replication sweeps)."}}
+		Intro: []string{auditIntro}}
 	if t := auditTable(auditedRuns(srcs)); t != nil {
 		sec.Blocks = append(sec.Blocks, Block{Table: t})
 	}

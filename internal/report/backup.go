@@ -37,7 +37,7 @@ func backupSection(srcs []*Source) *Section {
 		return nil
 	}
 	sec := &Section{ID: "backup-restore", Title: "Backup and restore",
-		Intro: []string{"Each cycle backs the database up and restores it. Seconds and MB/s (10^6 bytes) are storbench's timing of the whole transfer and the bytes it produced; throughput over time is the growth of the destination each second; disk figures are /proc/diskstats."}}
+		Intro: []string{backupIntro}}
 
 	table := &Table{Title: "Seconds per cycle", Columns: []string{"configuration", "cycle", "backup s", "backup MB/s", "restore s", "restore MB/s"},
 		Notes: []string{"mean MB/s: all the cycles' bytes over all their seconds; in brackets the slowest and fastest cycle"}}

@@ -54,7 +54,7 @@ func consolidationSection(srcs []*Source) *Section {
 	}
 	sec := &Section{ID: "consolidation", Title: "Consolidation and noisy neighbours"}
 	if slices.ContainsFunc(pairs, func(p *consolidationPair) bool { return !p.acrossHosts() }) {
-		sec.Intro = append(sec.Intro, "Several instances share the target's storage. NOPM is each OLTP instance's database counter over the common timed window; the shared disk is /proc/diskstats (average per I/O each interval); shaded spans are the noisy instances' backups.")
+		sec.Intro = append(sec.Intro, consolidationIntro)
 	}
 	// Across hosts no storage is shared: each host's own disks and CPU are shown.
 	if slices.ContainsFunc(pairs, (*consolidationPair).acrossHosts) {

@@ -96,7 +96,7 @@ func environmentSection(srcs []*Source) *Section {
 	}
 	io, blocks := ioLimitsTable(srcs), blockDevicesTable(srcs)
 	if io != nil && slices.ContainsFunc(io.Rows, func(row []string) bool { return strings.Contains(row[len(row)-1], "partial emulation") }) {
-		sec.Intro = append(sec.Intro, "I/O limits under cgroup v1 are a PARTIAL EMULATION of slower storage: the kernel throttles reads and direct or synchronous writes (WAL flushes, O_DIRECT), not the buffered writes it writes back later (checkpoints, data file flushes), so those series may be faster than the volume they name would be. cgroup v2 io.max throttles writeback too.")
+		sec.Intro = append(sec.Intro, ioLimitsV1Note)
 	}
 	for _, t := range []*Table{machines, targets, blocks, io, runs} {
 		if t != nil && len(t.Rows) > 0 {

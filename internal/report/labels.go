@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -105,13 +106,13 @@ func databaseNotes(series []*Series) []string {
 	}
 	var notes []string
 	if short {
-		notes = append(notes, markShortWindow+" timed window under "+seconds(driver.CounterWindow)+": databases publish their transaction counters late (a PostgreSQL backend at most once a second), so a database TPM over so short a window can be tens of per cent off; TPM (client) is exact, and NOPM (database) is read from the data (sum of d_next_o_id), not from a counter.")
+		notes = append(notes, fmt.Sprintf(shortWindowNote, markShortWindow, seconds(driver.CounterWindow)))
 	}
 	if client {
 		notes = append(notes, markClient+" client count: the database kept no counter for this figure (SQLite has no transaction counter) or could not be read at the window's end, so storbench's own count stands in.")
 	}
 	if unsteady {
-		notes = append(notes, markUnsteady+" a run of this point had a timed window judged unsteady (its throughput drifted or swung past the limits of docs/steadiness.md): the figure is a mean over a changing rate, from which the findings name no winner; each run's chart under Second by second says why.")
+		notes = append(notes, markUnsteady+unsteadyNote)
 	}
 	return notes
 }

@@ -31,6 +31,6 @@ func openLoopSection(srcs []*Source) *Section {
 		return nil
 	}
 	return &Section{ID: "open-loop", Title: "Fixed-rate load",
-		Intro:  []string{"Runs with a rate offer transactions whether or not the database keeps up, so their response times include the wait of a transaction that arrived while the users were busy (closed-loop users would have waited before asking, and hidden it)."},
+		Intro:  []string{openLoopIntro},
 		Blocks: []Block{{Table: t}}}
 }

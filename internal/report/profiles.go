@@ -41,7 +41,7 @@ func profilesSection(srcs []*Source) *Section {
 		return nil
 	}
 	sec := &Section{ID: "storage-profiles", Title: "Storage profiles (fio)",
-		Intro: []string{"fio's own figures per point: IOPS and MB/s (10^6 bytes) over the point's runtime, and completion latency per I/O (mean, and fio's 99th percentile of reads and writes, the higher of the two). B as % of A compares each configuration with the first; for latency, below 100% is better."}}
+		Intro: []string{profilesIntro}}
 	picker := &Picker{ID: "fio-points", Label: "point"}
 	for _, prof := range profileNames(runs) {
 		of := runsOf(runs, prof)

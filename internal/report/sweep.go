@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -75,7 +76,7 @@ func sweepSections(series []*Series) []*Section {
 		if e.name != "" {
 			title += ": " + e.name
 		}
-		sec := &Section{ID: id, Title: title, Intro: []string{"NOPM and TPM over each step's timed window (" + throughputSources(e.series) + "; the database's counters are HammerDB's view); the table also gives storbench's own client count. New-Order response time as the client measured it; the data disk's average time per I/O (/proc/diskstats: I/O time ÷ I/Os, an average, not a percentile), and the per-I/O 99th percentile where storbench traced the block layer (bpftrace); CPU shares of all CPUs from /proc/stat on the database's host."}}
+		sec := &Section{ID: id, Title: title, Intro: []string{fmt.Sprintf(sweepIntro, throughputSources(e.series))}}
 		if len(allUsers(e.series)) > 1 {
 			sec.Blocks = sweepLines(e.series)
 		} else {

@@ -37,7 +37,7 @@ func timelineSection(srcs []*Source) *Section {
 		return nil
 	}
 	return &Section{ID: "timeline", Title: "Second by second",
-		Intro:  []string{"Pick a run. Throughput is storbench's client count per second (× 60 for a per-minute rate); disk figures are /proc/diskstats per sampling interval (IOPS, MB/s = 10^6 bytes, average ms per I/O); p99 is the per-I/O block-layer percentile of each interval where it was traced (bpftrace). T = 0 is the start of the timed window; each throughput chart says whether its window was steady (docs/steadiness.md)."},
+		Intro:  []string{timelineIntro},
 		Blocks: []Block{{Picker: p}}}
 }
 
