@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -12,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/storbench/storbench/internal/instance/localserver"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestBackupPlaceAndOwner: a backup directory inside an instance's directories (its
@@ -52,7 +50,7 @@ func TestBackupPlaceAndOwner(t *testing.T) {
 		}
 	}
 
-	exec(t, dsn[b], "CREATE TABLE own_b AS SELECT 1 AS v")
+	pgtest.Exec(t, dsn[b], "CREATE TABLE own_b AS SELECT 1 AS v")
 	bk := filepath.Join(work, "bk")
 	if code, out, errOut := storbench(t, "backup", "--instance", a, "--to", bk, "--no-metrics"); code != 0 {
 		t.Fatalf("backup of %s: exit %d\n%s%s", a, code, out, errOut)
@@ -101,13 +99,7 @@ func TestBackupPlaceAndOwner(t *testing.T) {
 // tableCount is how many tables named name the database has in public.
 func tableCount(t *testing.T, dsn, name string) int {
 	t.Helper()
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, dsn)
-	must(t, err)
-	defer c.Close(ctx)
-	var n int
-	must(t, c.QueryRow(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name = $1", name).Scan(&n))
-	return n
+	return pgtest.Scalar[int](t, dsn, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name = $1", name)
 }
 
 // running is a storbench process started by background.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,7 +123,7 @@ func TestStudyBeyondFreeSpaceRefused(t *testing.T) {
 func TestBuildWithoutCheckpointPrivilege(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := srv.Connect(ctx, "tpcc")
 	must(t, err)
 	for _, stmt := range []string{

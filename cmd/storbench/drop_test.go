@@ -270,9 +270,9 @@ func recordRows(tables []string) string {
 func TestDropHammerDBBuild(t *testing.T) {
 	t.Parallel() // its own server
 	srv := pgtest.Start(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	dsn := hammerDBBuild(t, srv.DSN("tpcc"))
-	exec(t, dsn, "CREATE TABLE invoices AS SELECT 1 AS id")
+	pgtest.Exec(t, dsn, "CREATE TABLE invoices AS SELECT 1 AS id")
 
 	refused(t, "the database holds a HammerDB build (customer, district, history, item, new_order, order_line, orders, stock, warehouse): storbench runs it as it is",
 		"build", "--dsn", dsn, "--warehouses", "1")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,7 +20,7 @@ import (
 func TestRunOnHammerDBBuild(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	dsn := hammerDBBuild(t, srv.DSN("tpcc"))
 	conn, err := srv.Connect(ctx, "tpcc")
 	must(t, err)
@@ -95,6 +94,6 @@ func hammerDBBuild(t *testing.T, dsn string) string {
 	}
 	fixture, err := os.ReadFile(filepath.Join("testdata", "hammerdb_412_pg.sql"))
 	must(t, err)
-	exec(t, dsn, string(fixture))
+	pgtest.Exec(t, dsn, string(fixture))
 	return dsn
 }

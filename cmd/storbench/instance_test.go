@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,11 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/storbench/storbench/internal/bytesize"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestInstanceListMemory: the list's MEMORY is the memory the instance was created
@@ -157,30 +155,7 @@ func TestInstanceVerbs(t *testing.T) {
 
 func nextOrderIDs(t *testing.T, dsn string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, "SELECT sum(d_next_o_id) FROM district").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-func exec(t *testing.T, dsn, sql string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql); err != nil {
-		t.Fatal(err)
-	}
+	return pgtest.Scalar[int64](t, dsn, "SELECT sum(d_next_o_id) FROM district")
 }
 
 // backupRoundTrip backs instance v1 up (with extra flags), changes d_next_o_id,
@@ -194,7 +169,7 @@ func backupRoundTrip(t *testing.T, dsn string, want int64, extra ...string) {
 		t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
 	}
 	checkBackupMetrics(t, jsonPath)
-	exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 7")
+	pgtest.Exec(t, dsn, "UPDATE district SET d_next_o_id = d_next_o_id + 7")
 	if code, out, errOut := storbench(t, "restore", "--instance", "v1", "--from", dir); code != 0 {
 		t.Fatalf("restore %v: exit %d\n%s%s", extra, code, out, errOut)
 	}

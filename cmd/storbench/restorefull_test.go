@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestRestoreTooBig: a physical restore whose copy cannot fit on the instance's
@@ -21,7 +20,7 @@ func TestRestoreTooBig(t *testing.T) {
 	}
 	mnt := smallDisk(t, 400)
 	dsn := managedInstance(t, filepath.Join(mnt, "pg"), "restore-big")
-	exec(t, dsn, "CREATE TABLE mark AS SELECT 1 AS v")
+	pgtest.Exec(t, dsn, "CREATE TABLE mark AS SELECT 1 AS v")
 
 	// The backup: of another instance (a study's base image is; --force restores
 	// it), larger than the filesystem has room for.
@@ -32,8 +31,8 @@ func TestRestoreTooBig(t *testing.T) {
 	}
 	t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", "restore-big-src") })
 	srcDSN := instanceDSN(t, "restore-big-src")
-	exec(t, srcDSN, "CREATE TABLE mark AS SELECT 2 AS v")
-	exec(t, srcDSN, "CREATE TABLE extra AS SELECT g, repeat('x', 500) AS pad FROM generate_series(1, 250000) g")
+	pgtest.Exec(t, srcDSN, "CREATE TABLE mark AS SELECT 2 AS v")
+	pgtest.Exec(t, srcDSN, "CREATE TABLE extra AS SELECT g, repeat('x', 500) AS pad FROM generate_series(1, 250000) g")
 	bk := filepath.Join(dir, "bk")
 	if code, out, errOut := storbench(t, "backup", "--instance", "restore-big-src", "--to", bk); code != 0 {
 		t.Fatalf("backup: exit %d\n%s%s", code, out, errOut)
@@ -65,15 +64,5 @@ func TestRestoreTooBig(t *testing.T) {
 
 func mark(t *testing.T, dsn string) int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var v int
-	if err := conn.QueryRow(ctx, "SELECT v FROM mark").Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return pgtest.Scalar[int](t, dsn, "SELECT v FROM mark")
 }

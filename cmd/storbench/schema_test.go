@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -25,7 +24,7 @@ WHERE i.indrelid = 'stock'::regclass AND i.indisprimary`
 func TestBuildHammerDBSchema(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	srv := pgtest.Start(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	must(t, srv.CreateDatabase(ctx, "spec"))
 	checkpoints := func() int64 {
 		t.Helper()

@@ -45,7 +45,7 @@ func TestSameDataOnEveryEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and MariaDB")
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	pg := pgtest.Start(t)
 	my := mariadbtest.Start(t)
 	myCfg, err := mysql.ParseDSN(my.DSN)
@@ -147,7 +147,7 @@ func TestBuildRecordBeforeSchemas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and MariaDB")
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	pg := pgtest.Start(t)
 	my := mariadbtest.Start(t)
 	myCfg, err := mysql.ParseDSN(my.DSN)

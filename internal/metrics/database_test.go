@@ -1,7 +1,6 @@
 package metrics_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"syscall"
@@ -23,7 +22,7 @@ import (
 // them out.
 func TestDatabaseCountersReset(t *testing.T) {
 	srv := pgtest.Start(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	dsn := srv.DSN("tpcc")
 	db, err := engine.Open(ctx, dsn)
 	if err != nil {
@@ -66,14 +65,7 @@ func TestDatabaseCountersReset(t *testing.T) {
 	time.Sleep(time.Second)
 	work(3000)
 	time.Sleep(500 * time.Millisecond)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, "SELECT pg_stat_reset()"); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close(ctx)
+	pgtest.Exec(t, dsn, "SELECT pg_stat_reset()")
 	work(50)
 	time.Sleep(time.Second)
 	rep := mon.Stop(ctx, 0, time.Since(start).Seconds())

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -70,7 +69,7 @@ func TestSamplerAgreesWithFio(t *testing.T) {
 	reports := t.TempDir()
 	runFio(t, reports, "--name=layout", "--filename="+file, "--size=64m", "--rw=write", "--bs=1m", "--direct=1")
 
-	ctx := context.Background()
+	ctx := t.Context()
 	mon, err := New(ctx, Config{Interval: 500 * time.Millisecond, Targets: []Target{{Path: dir, Role: "path"}}, IOLatency: "off"})
 	if err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ func roleOf(ios []metrics.RoleIO, role string) metrics.RoleIO {
 func TestProcessIOCheckpoint(t *testing.T) {
 	const interval = 500 * time.Millisecond
 	srv, monitor := roleServer(t, interval, "on")
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := srv.Connect(ctx, "tpcc")
 	if err != nil {
 		t.Fatal(err)

@@ -144,7 +144,7 @@ func TestLatencyHistogram(t *testing.T) {
 // container) costs its disk figures, not the run; the user's own --path must exist;
 // --io-latency on needs a disk to trace.
 func TestMonitorTargets(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	m, err := New(ctx, Config{Interval: time.Second, IOLatency: "off",
 		Targets: []Target{{Path: "/nonexistent/storbench/data", Role: "data", Reported: true}}})
 	if err != nil {

@@ -35,7 +35,7 @@ import (
 // timed (Little's law: Σ count × mean latency ÷ window).
 func TestWaitsReconcileWithTheClients(t *testing.T) {
 	srv := pgtest.Start(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	dsn := srv.DSN("tpcc")
 	db, err := engine.Open(ctx, dsn)
 	if err != nil {

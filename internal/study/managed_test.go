@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestResumeOverOlderInterruptedBuild: the study's own instance holds TPC-C tables
@@ -62,15 +62,7 @@ metrics:
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(context.Background(), st.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(context.Background(), "DROP TABLE storbench_objects, storbench_build")
-	conn.Close(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Exec(t, st.DSN(), "DROP TABLE storbench_objects, storbench_build")
 	if _, err := reg.Stop(context.Background(), name); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // own connections count as available, and another client's connections do not.
 func TestConnectionLimit(t *testing.T) {
 	srv, d := openServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	cl, ok := d.(engine.ConnectionLimiter)
 	if !ok {
 		t.Fatal("the mysql engine is no engine.ConnectionLimiter")
@@ -54,7 +54,7 @@ func TestConnectionLimit(t *testing.T) {
 // naming the setting.
 func TestStatementLimit(t *testing.T) {
 	srv, d := openServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	sl, ok := d.(engine.StatementLimiter)
 	if !ok {
 		t.Fatal("the mysql engine is no engine.StatementLimiter")

@@ -49,7 +49,7 @@ func checkPasses(t *testing.T, db engine.Database, all bool, when string) {
 // consistency conditions hold, a run in each mode, they still hold, the database's
 // counters agree with the client's, and the observer reads the server.
 func TestBuildRunCheck(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	s := mariadbtest.Start(t)
 	db := open(t, s.URL)
 	if db.Engine() != "mysql" {

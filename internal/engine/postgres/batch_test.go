@@ -61,7 +61,7 @@ func TestBatchEncoding(t *testing.T) {
 // it and leaves the connection usable, results the client cannot decode, and the ends
 // of a connection.
 func TestBatchProtocol(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	db := &DB{}
 	c, srv := pipeConn(t)
 	// The request: BEGIN, the district's row, an item that may be missing, COMMIT.

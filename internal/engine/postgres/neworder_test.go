@@ -72,7 +72,7 @@ func TestNewOrderWork(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {
 			db := ts.clone(t)
-			ctx := context.Background()
+			ctx := t.Context()
 			// Item 11 and its stock in warehouse 1 hold ORIGINAL; item 12 only in i_data.
 			for _, stmt := range []string{
 				`UPDATE item SET i_data = 'abcORIGINALdef' WHERE i_id IN (11, 12)`,
@@ -126,7 +126,7 @@ func TestNewOrderWork(t *testing.T) {
 func TestProceduresOfAnotherVersion(t *testing.T) {
 	ts := startTemplate(t)
 	db := ts.clone(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, stmt := range []string{
 		`DROP FUNCTION storbench_new_order`,
 		`CREATE FUNCTION storbench_new_order(w int, d int, c int, items int[], supply int[], qty int[],

@@ -29,7 +29,7 @@ func openServer(t *testing.T) (*pgserver.Server, *DB) {
 // checkpoint and a sort spilled to disk; Storage names the server's own directories.
 func TestObserver(t *testing.T) {
 	srv, db := openServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	st, err := db.Storage(ctx)
 	if err != nil {
@@ -115,7 +115,7 @@ func TestServerMajor(t *testing.T) {
 // TestFootprint: the WAL a build leaves is bounded by the server's max_wal_size.
 func TestFootprint(t *testing.T) {
 	srv, d := openServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	f, err := engine.BuildFootprint(ctx, d)
 	if err != nil || f != engine.RegisteredFootprint("postgres") {
 		t.Fatalf("with the defaults: %+v, %v; want the registered %+v", f, err, engine.RegisteredFootprint("postgres"))

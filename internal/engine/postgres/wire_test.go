@@ -173,7 +173,7 @@ func (s *fakeServer) reply(n int, close bool, msgs ...encoder) {
 // TestWireProtocol runs calls against a fake server: replies in pieces, messages to
 // ignore, server errors that leave the connection usable, and the ends of a connection.
 func TestWireProtocol(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	db := &DB{}
 	c, srv := pipeConn(t)
 	call := func() error {

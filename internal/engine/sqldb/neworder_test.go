@@ -112,7 +112,7 @@ func TestNewOrderWorkSQLite(t *testing.T) {
 		}
 	}
 	// A session opened after the triggers: its statements are prepared with them.
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -159,7 +159,7 @@ func expect(t *testing.T, db *sql.DB, q, want string, args ...any) {
 
 func TestNewOrder(t *testing.T) {
 	s, db := newTestSession(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	in := &tpcc.NewOrderInput{WID: 1, DID: 1, CID: 1, Lines: []tpcc.OrderLine{
 		{ItemID: 2, SupplyWID: 1, Quantity: 5}, // 12 < 5+10: 12-5+91 = 98
 		{ItemID: 1, SupplyWID: 2, Quantity: 3}, // remote: 70-3 = 67
@@ -219,7 +219,7 @@ func TestNewOrderRollback(t *testing.T) {
 
 func TestPayment(t *testing.T) {
 	s, db := newTestSession(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	// By name, paid at district 2 for a customer of district 1: BARBAR has 3
 	// customers; the 2nd by c_first (AAA, BBB, CCC) is customer 4.
 	in := &tpcc.PaymentInput{WID: 1, DID: 2, CWID: 1, CDID: 1, CLast: "BARBAR", ByName: true, Amount: 12345}
@@ -270,7 +270,7 @@ func TestPayment(t *testing.T) {
 
 func TestOrderStatus(t *testing.T) {
 	s, _ := newTestSession(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, tc := range []struct {
 		in           tpcc.OrderStatusInput
 		c, o         int64
@@ -305,7 +305,7 @@ func TestOrderStatus(t *testing.T) {
 
 func TestDelivery(t *testing.T) {
 	s, db := newTestSession(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	// District 1 delivers order 2 (customer 2, 150 + 250 cents); 2..10 have none.
 	skipped, err := s.Delivery(ctx, &tpcc.DeliveryInput{WID: 1, CarrierID: 7})
 	if err != nil || skipped != 9 {

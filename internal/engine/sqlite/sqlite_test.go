@@ -40,7 +40,7 @@ func checkPasses(t *testing.T, db engine.Database, when string) {
 // the consistency conditions hold, a run in sql mode, they still hold, and the
 // database's NOPM (sum(d_next_o_id)) agrees with the client's count.
 func TestBuildRunCheck(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "tpcc.db")
 	db := open(t, path)
 	if _, err := load.Build(ctx, db, load.Options{Warehouses: 2, Workers: 2, Seed: 7, Version: "test"}); err != nil {
@@ -103,7 +103,7 @@ func TestManyUsersShareTheWriter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	db := open(t, filepath.Join(t.TempDir(), "tpcc.db"))
 	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 9}); err != nil {
 		t.Fatal(err)

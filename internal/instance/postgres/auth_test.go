@@ -14,6 +14,7 @@ import (
 
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestOtherUsersRefused: another user of the host (nobody) cannot connect to a
@@ -99,7 +100,7 @@ func TestOtherUsersRefused(t *testing.T) {
 	if _, err := reg.RestoreWith(ctx, "auth-b", backup, instance.RestoreOptions{OtherInstance: true}); err != nil {
 		t.Fatal(err)
 	}
-	query(t, b2.DSN(), "SELECT 1")
+	pgtest.Exec(t, b2.DSN(), "SELECT 1")
 	refused("another instance's backup restored", b2, a.Password)
 }
 

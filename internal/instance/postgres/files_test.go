@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 // TestDestroyKeepsUserFiles: destroy removes what storbench made in a directory it
@@ -122,13 +121,13 @@ func TestRestoreInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Enough data that the copy takes a while to make.
-	query(t, st.DSN(), "CREATE TABLE filler AS SELECT g, repeat('x', 500) AS pad FROM generate_series(1, 200000) g")
-	query(t, st.DSN(), "CREATE TABLE mark AS SELECT 1 AS v")
+	pgtest.Exec(t, st.DSN(), "CREATE TABLE filler AS SELECT g, repeat('x', 500) AS pad FROM generate_series(1, 200000) g")
+	pgtest.Exec(t, st.DSN(), "CREATE TABLE mark AS SELECT 1 AS v")
 	backup := filepath.Join(t.TempDir(), "bk")
 	if _, err := reg.Backup(ctx, "restore-intr", backup, instance.BackupMethod{Jobs: 1}); err != nil {
 		t.Fatal(err)
 	}
-	query(t, st.DSN(), "UPDATE mark SET v = 2") // after the backup: the data to keep
+	pgtest.Exec(t, st.DSN(), "UPDATE mark SET v = 2") // after the backup: the data to keep
 
 	restoring := filepath.Join(path, "data.restoring")
 	cctx, cancel := context.WithCancel(ctx)
@@ -173,30 +172,7 @@ func TestRestoreInterrupted(t *testing.T) {
 	}
 }
 
-func query(t *testing.T, dsn, sql string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func markValue(t *testing.T, dsn string) int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var v int
-	if err := conn.QueryRow(ctx, "SELECT v FROM mark").Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return pgtest.Scalar[int](t, dsn, "SELECT v FROM mark")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	_ "github.com/storbench/storbench/internal/instance/postgres"
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
 func registry(t *testing.T) instance.Registry {
@@ -30,17 +31,7 @@ func registry(t *testing.T) instance.Registry {
 
 func show(t *testing.T, dsn, setting string) string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect %s: %v", dsn, err)
-	}
-	defer conn.Close(ctx)
-	var v string
-	if err := conn.QueryRow(ctx, "SHOW "+setting).Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return pgtest.Scalar[string](t, dsn, "SHOW "+setting)
 }
 
 // TestLifecycle creates an instance with its WAL on a second target, memory and CPUs,
@@ -170,7 +161,7 @@ func mustPID(t *testing.T, reg instance.Registry) int {
 // TestBadInput: one clear error (input.ErrInvalid) per mistake, and nothing of the
 // user's deleted.
 func TestBadInput(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	reg := registry(t)
 	base := t.TempDir()
 	full := filepath.Join(base, "full")

@@ -19,7 +19,7 @@ func TestStart(t *testing.T) {
 	begin := time.Now()
 	s := Start(t)
 	t.Logf("Start took %v (socket %s, port %d)", time.Since(begin).Round(time.Millisecond), s.Socket, s.Port)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	db, err := sql.Open("mysql", s.DSN)
 	if err != nil {
@@ -177,7 +177,7 @@ func TestLongDir(t *testing.T) {
 		if err := db.Ping(); err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
+		ctx := t.Context()
 		if err := s.Stop(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ func TestRequirePasswordNotThroughLinks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("initialises a PostgreSQL cluster")
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	dir := t.TempDir()
 	s, err := pgserver.Init(ctx, pgserver.Options{Dir: filepath.Join(dir, "data")})
 	if err != nil {
