@@ -312,7 +312,7 @@ func foreignBuild(info *engine.BuildInfo, cfg *Config) ([]string, error) {
 	var notes []string
 	switch cfg.Mode {
 	case engine.Procedures:
-		return nil, fmt.Errorf("%w: this database was built by %s, not storbench, so it has none of storbench's stored procedures (which storbench does not add to a database it did not build): run it with --mode sql (study: workload.mode: sql)", input.ErrInvalid, by)
+		return nil, input.Errorf("mode", "this database was built by %s, not storbench, so it has none of storbench's stored procedures (which storbench does not add to a database it did not build): run it in {mode} sql", by)
 	case engine.Best:
 		cfg.Mode = engine.SQL
 		notes = append(notes, fmt.Sprintf("mode sql: the database was built by %s, so it has none of storbench's stored procedures", by))

@@ -60,8 +60,9 @@ func (e *Error) render(name func(key string) string) string {
 	args := make([]any, len(e.args))
 	for i, a := range e.args {
 		args[i] = a
-		if err, ok := a.(error); ok && len(outermost(err)) > 0 {
-			args[i] = rendered(Render(err, name))
+		if err, ok := a.(error); ok && errors.Is(err, ErrInvalid) {
+			// A cause that is bad input too is said once: this error says so.
+			args[i] = rendered(strings.TrimPrefix(Render(err, name), ErrInvalid.Error()+": "))
 		}
 	}
 	return ErrInvalid.Error() + ": " + fmt.Errorf(resolve(e.format, name), args...).Error()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 )
 
@@ -48,7 +49,7 @@ func TestRenderInWrappers(t *testing.T) {
 	size := Errorf("size", "use a smaller {size}")
 	path := Errorf("path", "{path} /x: %w", Errorf("size", "{size} too big"))
 	err := fmt.Errorf("step 3: %w", errors.Join(size, fmt.Errorf("target a: %w", path)))
-	want := "step 3: invalid input: use a smaller experiments[0].size\ntarget a: invalid input: experiments[0].path /x: invalid input: experiments[0].size too big"
+	want := "step 3: invalid input: use a smaller experiments[0].size\ntarget a: invalid input: experiments[0].path /x: experiments[0].size too big"
 	if got := Render(err, studyName); got != want {
 		t.Errorf("Render:\n got %q\nwant %q", got, want)
 	}
@@ -83,5 +84,19 @@ func TestErrorIsAs(t *testing.T) {
 	}
 	if errors.Is(Errorf("size", "{size} too big"), fs.ErrNotExist) {
 		t.Error("an Error without a cause is fs.ErrNotExist")
+	}
+}
+
+// A refusal whose cause is bad input too says "invalid input" once, whether the cause
+// is a refused setting or an error that wraps ErrInvalid.
+func TestNestedSaysInvalidOnce(t *testing.T) {
+	for _, cause := range []error{
+		Errorf("size", "{size} is too small"),
+		fmt.Errorf("%w: /x does not exist", ErrInvalid),
+	} {
+		err := Errorf("path", "{path} /x/y: %w", cause)
+		if got := Render(err, Flag); strings.Count(got, ErrInvalid.Error()) != 1 || !errors.Is(err, cause) {
+			t.Errorf("%q: want %q once, and the cause kept", got, ErrInvalid)
+		}
 	}
 }

@@ -104,7 +104,7 @@ func (q Quick) Prepare(out io.Writer, outputs ...outfile.Target) (*QuickRun, err
 	}
 	// What quick would refuse at the end, after measuring, it refuses now.
 	if err := CheckStore(r.Results, r.Study); err != nil {
-		return nil, fmt.Errorf("%w: give another --path", err)
+		return nil, input.Errorf("path", "%w: give another {path}", err)
 	}
 	if r.profileBeside() {
 		outputs = append(outputs, r.Storage)
@@ -181,7 +181,7 @@ func placeQuick(out io.Writer, dir string) (string, error) {
 		return "", input.Errorf("path", "{path}: %w", err)
 	}
 	if err := instance.CheckParent(abs); err != nil {
-		return "", fmt.Errorf("--path %s: %w", abs, err)
+		return "", input.Errorf("path", "{path} %s: %w", abs, err)
 	}
 	if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", input.Errorf("path", "{path}: %w", err)
