@@ -9,7 +9,8 @@ import (
 )
 
 // TestExternalLocalServerRoles: an external target whose server runs on this host
-// has its processes' I/O sampled by role, as `storbench run` samples it.
+// is sampled as `storbench run` samples it (metrics.ForDatabase): its processes' I/O
+// by role and the disk of the data directory it reports.
 func TestExternalLocalServerRoles(t *testing.T) {
 	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
 	if testing.Short() {
@@ -54,5 +55,13 @@ metrics:
 	}
 	if !roles["client_backends"] {
 		t.Errorf("no client backends among the roles sampled: %v (notes %q)", roles, steps[0].Notes)
+	}
+	// Before run and studies chose alike, the study sampled no disk of its own for it.
+	placed := map[string]string{}
+	for _, p := range steps[0].Run.System.Placements {
+		placed[p.Role] = p.Path
+	}
+	if placed["data"] != srv.Dir {
+		t.Errorf("the server's data directory %s is not placed on its disk: placements %v (notes %q)", srv.Dir, placed, steps[0].Run.System.Notes)
 	}
 }
