@@ -175,7 +175,7 @@ func CheckMode(scheme string, m Mode) error {
 	if m == Best || len(modes) == 0 || slices.Contains(modes, m) {
 		return nil
 	}
-	return input.Errorf("mode", "%s has no %s mode (it runs %s): give {mode} %s, or leave {mode} out for the engine's best (study: workload.mode)",
+	return input.Errorf("mode", "%s has no %s mode (it runs %s): give {mode} %s, or leave {mode} out for the engine's best",
 		registration(scheme).Schemes[0], m, modeList(modes), modes[0])
 }
 
