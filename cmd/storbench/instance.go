@@ -89,7 +89,8 @@ reported as NOT APPLIED. Durability stays on. Prints the DSN for build/run/check
 without its password, which storbench instance dsn prints.
 --path must be an empty directory or a new one in an existing directory; storbench marks
 what it creates and destroy removes only that. --engine mariadb puts the redo and binary
-logs in --wal-path; --replica-of is for postgres only.`,
+logs in --wal-path; --replica-of is for postgres only. --bindir picks the server build,
+and so its version, per instance (a standby takes its primary's); instance list shows it.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if spec.Path == "" {
@@ -142,7 +143,19 @@ logs in --wal-path; --replica-of is for postgres only.`,
 	input.DecimalVar(f, &spec.MaxConnections, "max-connections", 200, "connections the server accepts: at least the users a run will drive")
 	f.StringVar(&spec.ReplicaOf, "replica-of", "", "make this instance a streaming standby of the named running instance")
 	f.BoolVar(&spec.Sync, "sync", false, "with --replica-of: the primary's commits wait for this standby (synchronous commit)")
+	f.StringVar(&spec.BinDir, "bindir", "", "directory of the server build to run, which chooses its version: PostgreSQL's initdb, pg_ctl and postgres (e.g. /usr/lib/postgresql/17/bin), MariaDB's mariadbd (default: $STORBENCH_PG_BINDIR or pg_config --bindir; mariadbd on PATH)")
 	return c
+}
+
+// releaseOf is the release number in a server's version line ("postgres (PostgreSQL)
+// 17.10" → 17.10, "mariadbd Ver 10.11.14-MariaDB-0+deb12u2 …" → 10.11.14-MariaDB-0+deb12u2).
+func releaseOf(version string) string {
+	for _, f := range strings.Fields(version) {
+		if f[0] >= '0' && f[0] <= '9' {
+			return strings.TrimSuffix(f, ",")
+		}
+	}
+	return version
 }
 
 // defaultName derives an instance name from its directory ("/mnt/nvme0/pg" → "pg").
@@ -267,10 +280,10 @@ func instanceListCmd() *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tENGINE\tSTATE\tPORT\tMEMORY\tCACHE\tCPUS\tPATH")
+			fmt.Fprintln(tw, "NAME\tENGINE\tVERSION\tSTATE\tPORT\tMEMORY\tCACHE\tCPUS\tPATH")
 			var notes []string
 			for _, st := range all {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, orDash(st.Engine), listState(reg, st, &notes), port(st),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, orDash(st.Engine), orDash(releaseOf(st.Version)), listState(reg, st, &notes), port(st),
 					memoryLimit(st), orDash(st.CacheSize()), orDash(st.CPUs), orDash(st.Path))
 			}
 			if err := tw.Flush(); err != nil {
@@ -311,7 +324,7 @@ func listStudyInstances(c *cobra.Command, reg instance.Registry) error {
 			return err
 		}
 		for _, st := range all {
-			rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, l.Owner, orDash(st.Engine), listState(l.Registry, st, nil), port(st),
+			rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, l.Owner, orDash(st.Engine), orDash(releaseOf(st.Version)), listState(l.Registry, st, nil), port(st),
 				memoryLimit(st), orDash(st.Path), filepath.Dir(l.Dir)))
 		}
 	}
@@ -321,7 +334,7 @@ func listStudyInstances(c *cobra.Command, reg instance.Registry) error {
 	out := c.OutOrStdout()
 	fmt.Fprintln(out, "\ninstances of studies (storbench study clean RESULTS removes them):")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTUDY\tENGINE\tSTATE\tPORT\tMEMORY\tPATH\tRESULTS")
+	fmt.Fprintln(tw, "NAME\tSTUDY\tENGINE\tVERSION\tSTATE\tPORT\tMEMORY\tPATH\tRESULTS")
 	for _, r := range rows {
 		fmt.Fprint(tw, r)
 	}

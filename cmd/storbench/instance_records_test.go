@@ -70,7 +70,7 @@ func TestInstanceCreateKilled(t *testing.T) {
 	t.Cleanup(func() { b.run(t, "instance", "destroy", "--force", "--name", name) })
 
 	code, out, errOut := b.run(t, "instance", "list")
-	if code != 0 || !regexp.MustCompile(`(?m)^killed\s+postgres\s+incomplete\s.*`+regexp.QuoteMeta(path)+`$`).MatchString(out) ||
+	if code != 0 || !regexp.MustCompile(`(?m)^killed\s+postgres\s+\S+\s+incomplete\s.*`+regexp.QuoteMeta(path)+`$`).MatchString(out) ||
 		!strings.Contains(out, "storbench instance destroy --name killed") {
 		t.Fatalf("instance list: exit %d; want killed shown incomplete with how to destroy it:\n%s%s", code, out, errOut)
 	}
@@ -156,7 +156,7 @@ func TestInstanceDamagedState(t *testing.T) {
 			t.Errorf("instance list does not show %s damaged with the fix:\n%s", in.name, out)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^bb\s+postgres\s+running\s`).MatchString(out) || !strings.Contains(out, "unexpected end of JSON input") {
+	if !regexp.MustCompile(`(?m)^bb\s+postgres\s+\S+\s+running\s`).MatchString(out) || !strings.Contains(out, "unexpected end of JSON input") {
 		t.Errorf("instance list: want bb running and what is wrong with the others:\n%s", out)
 	}
 	// The healthy instance is used as before: build and run lease it.
@@ -182,7 +182,7 @@ func TestInstanceDamagedState(t *testing.T) {
 		t.Errorf("bb's server (pid %d), named by cc's stale pid file, was stopped by cc's destroy", bbPID)
 	}
 	out = mustRun("instance", "list")
-	if !regexp.MustCompile(`(?m)^bb\s+postgres\s+running\s`).MatchString(out) || strings.Count(out, "\n") != 2 {
+	if !regexp.MustCompile(`(?m)^bb\s+postgres\s+\S+\s+running\s`).MatchString(out) || strings.Count(out, "\n") != 2 {
 		t.Errorf("instance list after the destroys: want bb alone, running:\n%s", out)
 	}
 }

@@ -102,7 +102,7 @@ func TestInstanceVerbs(t *testing.T) {
 		t.Errorf("restore from an unmarked directory: exit %d (%s), want 2", code, errOut)
 	}
 	// Other tests' instances share the list.
-	if code, out, _ := storbench(t, "instance", "list"); code != 0 || !regexp.MustCompile(`(?m)^v1\s+postgres\s+running\s`).MatchString(out) {
+	if code, out, _ := storbench(t, "instance", "list"); code != 0 || !regexp.MustCompile(`(?m)^v1\s+postgres\s+\S+\s+running\s`).MatchString(out) {
 		t.Fatalf("instance list: exit %d\n%s", code, out)
 	}
 	if code, out, _ := storbench(t, "instance", "stop", "--name", "v1"); code != 0 {

@@ -189,11 +189,11 @@ experiments:
 		t.Fatalf("interrupted study: exit %d\n%s%s", s.code, s.stdout, s.stderr)
 	}
 	code, out, errOut := in.run(t, "instance", "list")
-	if code != 0 || !regexp.MustCompile(`(?m)^a-[0-9a-f]{8}\s+tiny\s+postgres\s+stopped\s.*`+regexp.QuoteMeta(filepath.Join(dir, "pg"))+`\s+`+
+	if code != 0 || !regexp.MustCompile(`(?m)^a-[0-9a-f]{8}\s+tiny\s+postgres\s+\S+\s+stopped\s.*`+regexp.QuoteMeta(filepath.Join(dir, "pg"))+`\s+`+
 		regexp.QuoteMeta(filepath.Join(dir, "results", "tiny"))+`$`).MatchString(out) {
 		t.Errorf("instance list does not show the study's instance with its study: exit %d\n%s%s", code, out, errOut)
 	}
-	if !strings.HasPrefix(out, "NAME  ENGINE  STATE  PORT  MEMORY  CACHE  CPUS  PATH\n\ninstances of studies") {
+	if !strings.HasPrefix(out, "NAME  ENGINE  VERSION  STATE  PORT  MEMORY  CACHE  CPUS  PATH\n\ninstances of studies") {
 		t.Errorf("instance list changed its table of plain instances:\n%s", out)
 	}
 	code, out, errOut = in.run(t, "study", "run", "examples/tiny.yaml")

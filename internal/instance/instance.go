@@ -38,13 +38,16 @@ type Spec struct {
 	// primary's commits wait for it (synchronous commit, the papers' availability group).
 	ReplicaOf string `json:"replica_of,omitempty"`
 	Sync      bool   `json:"sync,omitempty"`
+	// BinDir is the directory of the server build's programs, which choose its
+	// version ("": the engine's default build, e.g. pg_config --bindir's); once
+	// created, the build that created it, the one that runs it.
+	BinDir string `json:"bin_dir"`
 }
 
 // State is an instance as recorded: its spec and what was actually applied.
 type State struct {
 	Spec
 	CreatedAt time.Time         `json:"created_at"`
-	BinDir    string            `json:"bin_dir"`
 	Version   string            `json:"version"`
 	Settings  map[string]string `json:"settings"` // written to the engine's configuration
 	// Limits says which memory and CPU limits are in force and how, or why not.
@@ -100,6 +103,9 @@ type Server interface {
 	// Installed tells why the server cannot be set up here (nil: it can): an error
 	// wrapping input.ErrInvalid for a setting to fix, else the binaries' absence.
 	Installed() error
+	// CheckBinDir refuses (an input error naming bindir) a directory without the
+	// engine's server programs.
+	CheckBinDir(dir string) error
 	// LogFile is the server's log, where it says why it did not start.
 	LogFile(st *State) string
 	// DSN is the URL of the instance's database, with the password of its user.

@@ -45,6 +45,11 @@ func (r Registry) Create(ctx context.Context, spec Spec) (*State, []string, erro
 			return nil, nil, err
 		}
 	}
+	if spec.BinDir != "" {
+		if err := srv.CheckBinDir(spec.BinDir); err != nil {
+			return nil, nil, err
+		}
+	}
 	if spec.MaxConnections < 1 {
 		return nil, nil, input.Errorf("max_connections", "{max_connections} must be at least 1")
 	}

@@ -16,15 +16,21 @@ import (
 var (
 	//go:embed sql/activity.sql
 	activitySQL string
+	//go:embed sql/activity_13.sql
+	activity13SQL string
 	//go:embed sql/activity_17.sql
 	activity17SQL string
+	//go:embed sql/activity_18.sql
+	activity18SQL string
 	//go:embed sql/storage.sql
 	storageSQL string
 )
 
 const (
 	activitySource   = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server; timed ones include those skipped when idle); writes by role (whole server): pg_stat_bgwriter buffers_checkpoint (checkpointer), buffers_clean (bgwriter), buffers_backend (client_backends: backends and autovacuum workers) × block_size, the data-file pages each handed to the OS (the kernel writes them to disk later, once however often they were handed over), and wal_all_roles, pg_stat_wal wal_bytes, the WAL every role generated (the disk writes more: a WAL page again at each flush that ends in it)"
-	activity17Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_checkpointer num_done (whole server: checkpoints performed)"
+	activity13Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_current_wal_lsn (whole server: WAL bytes as the advance of the WAL position, page headers included; PostgreSQL 13 has no pg_stat_wal, so WAL fsyncs are not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server); writes by role (whole server): pg_stat_bgwriter buffers_checkpoint (checkpointer), buffers_clean (bgwriter), buffers_backend (client_backends: backends and autovacuum workers) × block_size, the data-file pages each handed to the OS, and wal_all_roles, the advance of the WAL position"
+	activity17Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_checkpointer num_timed + num_requested (whole server; timed ones include those skipped when idle); writes by role (whole server): pg_stat_io writes × op_bytes of relations by backend_type, checkpointer, background writer (bgwriter) and every other process (client_backends), the data-file pages each handed to the OS, and wal_all_roles, pg_stat_wal wal_bytes, the WAL every role generated"
+	activity18Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes), pg_stat_io fsyncs of object wal (whole server: WAL fsyncs; data file writes not counted), pg_stat_checkpointer num_done (whole server: checkpoints performed); writes by role (whole server): pg_stat_io write_bytes of relations by backend_type, checkpointer, background writer (bgwriter) and every other process (client_backends), the data-file pages each handed to the OS, and wal_all_roles, pg_stat_wal wal_bytes, the WAL every role generated"
 )
 
 // Activity implements engine.Observer. It reads on a connection of its own, so a
@@ -38,22 +44,22 @@ func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
 		}
 		query, source := activitySQL, activitySource
 		switch {
-		case major < 14:
-			return fmt.Errorf("database counters need PostgreSQL 14 or later (pg_stat_wal); this server is %d", major)
-		case major >= 17:
+		case major < 13:
+			return fmt.Errorf("database counters need PostgreSQL 13 or later; this server is %d", major)
+		case major == 13:
+			query, source = activity13SQL, activity13Source
+		case major == 17:
 			query, source = activity17SQL, activity17Source
+		case major >= 18:
+			query, source = activity18SQL, activity18Source
 		}
 		a.Source = source + note
 		into := []any{&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit, &a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints}
-		if query == activitySQL {
-			// PostgreSQL 17 moved these to pg_stat_checkpointer and pg_stat_io, which
-			// storbench does not read yet: no writes by role there.
-			a.Writes = []engine.RoleWrite{{Role: roleCheckpointer}, {Role: roleBgwriter}, {Role: roleClients}}
-			for i := range a.Writes {
-				into = append(into, &a.Writes[i].Bytes)
-			}
+		a.Writes = []engine.RoleWrite{{Role: roleCheckpointer}, {Role: roleBgwriter}, {Role: roleClients}}
+		for i := range a.Writes {
+			into = append(into, &a.Writes[i].Bytes)
 		}
-		if err := conn.QueryRow(ctx, query, db.cfg.Database).Scan(into...); err != nil || a.Writes == nil {
+		if err := conn.QueryRow(ctx, query, db.cfg.Database).Scan(into...); err != nil {
 			return err
 		}
 		a.Writes = append(a.Writes, engine.RoleWrite{Role: roleWAL, Bytes: a.WALBytes})

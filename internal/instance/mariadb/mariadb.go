@@ -56,7 +56,7 @@ func logDir(st *instance.State) string {
 
 // options lay the instance's server out in its directories.
 func options(st *instance.State) mariadbserver.Options {
-	return mariadbserver.Options{Dir: serverDir(st), DataDir: dataDir(st), LogDir: logDir(st), Port: st.Port,
+	return mariadbserver.Options{BinDir: st.BinDir, Dir: serverDir(st), DataDir: dataDir(st), LogDir: logDir(st), Port: st.Port,
 		Socket: st.Settings["socket"], Settings: st.Settings, Outlive: true,
 		Comment: fmt.Sprintf("# written by storbench for instance %s; storbench instance destroy --name %s removes it", st.Name, st.Name)}
 }
@@ -241,6 +241,13 @@ func (server) Restore(ctx context.Context, st *instance.State, dir string, how i
 // CheckReplica implements instance.Server: MariaDB instances have no standbys.
 func (server) CheckReplica() error {
 	return input.Errorf("replica_of", "{replica_of} is not supported for {engine} mariadb: replicas are postgres-only")
+}
+
+// CheckBinDir implements instance.Server: mariadbd and its install tool
+// (mariadbserver.BinariesIn).
+func (server) CheckBinDir(dir string) error {
+	_, _, err := mariadbserver.BinariesIn(dir)
+	return err
 }
 
 // Installed implements instance.Server: MariaDB's server binaries

@@ -43,6 +43,9 @@ func (server) CacheSetting() string { return "shared_buffers" }
 // primary.
 func (server) CheckReplica() error { return nil }
 
+// CheckBinDir implements instance.Server.
+func (server) CheckBinDir(dir string) error { return pgserver.CheckBinDir(dir) }
+
 // Installed implements instance.Server: PostgreSQL's server binaries (pgserver.BinDir).
 func (server) Installed() error {
 	_, err := pgserver.BinDir()
@@ -92,7 +95,11 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 		}
 		st.Password = primary.Password
 	}
-	opts := pgserver.Options{Dir: dataDir(st), WALDir: walDir(st), Port: st.Port, Settings: settings, Password: st.Password}
+	bin := st.BinDir
+	if bin == "" && primary != nil {
+		bin = primary.BinDir // a standby replays its primary's WAL: the same build
+	}
+	opts := pgserver.Options{BinDir: bin, Dir: dataDir(st), WALDir: walDir(st), Port: st.Port, Settings: settings, Password: st.Password}
 	var s *pgserver.Server
 	var err error
 	if primary != nil {

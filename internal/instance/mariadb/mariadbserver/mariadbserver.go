@@ -62,6 +62,9 @@ const (
 
 // Options configure Init and At.
 type Options struct {
+	// BinDir is the directory of the server program of the version to run
+	// (BinariesIn); "": Binaries'.
+	BinDir string
 	// Dir holds the server's option file, socket, pid file, error log and temporary
 	// files, and the data directory unless DataDir is set; Init wants it absent or empty.
 	Dir string
@@ -127,6 +130,21 @@ func Binaries() (server, installDB string, err error) {
 	return server, installDB, nil
 }
 
+// BinariesIn are the server and its install tool of the build whose server is in dir
+// (a bindir the user gave): the tool beside it, or in the build's bin or scripts
+// (Debian keeps mariadbd in sbin, mariadb-install-db in bin).
+func BinariesIn(dir string) (server, installDB string, err error) {
+	if !filepath.IsAbs(dir) {
+		return "", "", input.Errorf("bindir", "{bindir} %q is not an absolute path (give the directory of mariadbd, e.g. /usr/sbin)", dir)
+	}
+	server = find([]string{dir}, "mariadbd", "mysqld")
+	installDB = find([]string{dir, filepath.Join(dir, "..", "bin"), filepath.Join(dir, "..", "scripts")}, "mariadb-install-db", "mysql_install_db")
+	if server == "" || installDB == "" {
+		return "", "", input.Errorf("bindir", "{bindir} %s has no mariadbd (or mysqld) with a mariadb-install-db beside it or in ../bin (give the directory of the server program)", dir)
+	}
+	return server, installDB, nil
+}
+
 // find is the first of names that is an executable file in one of dirs ("" : none).
 func find(dirs []string, names ...string) string {
 	for _, n := range names {
@@ -157,6 +175,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 // only through the socket (Root).
 func Init(ctx context.Context, opts Options) (*Server, error) {
 	bin, installDB, err := Binaries()
+	if opts.BinDir != "" {
+		bin, installDB, err = BinariesIn(opts.BinDir)
+	}
 	if err != nil {
 		return nil, err
 	}

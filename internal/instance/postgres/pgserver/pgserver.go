@@ -54,6 +54,9 @@ type Server struct {
 // Options configure Init and Start. Listen and NetNS are for Init's servers only:
 // standbys and restored servers stay on loopback, in this process's namespace.
 type Options struct {
+	// BinDir holds the server's programs (initdb, pg_ctl, postgres) of the version to
+	// run; "": BinDir's.
+	BinDir string
 	// Dir is the data directory to create; it must not exist or be empty.
 	Dir string
 	// WALDir, when set, holds the write-ahead log (initdb -X): another storage target.
@@ -132,7 +135,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 // and writes its settings: with opts.Password, one that requires it
 // (RequirePassword); without, one that trusts the user "postgres" on loopback.
 func Init(ctx context.Context, opts Options) (*Server, error) {
-	s, err := Existing(opts.Dir, opts.Port)
+	s, err := opts.server()
 	if err != nil {
 		return nil, err
 	}
@@ -258,6 +261,31 @@ func (s *Server) appendSettings(settings map[string]string) error {
 	return localserver.AppendFile(filepath.Join(s.Dir, "postgresql.conf"), conf)
 }
 
+// server is the server of opts.Dir, run by opts.BinDir's programs or BinDir's.
+func (opts Options) server() (*Server, error) {
+	if opts.BinDir == "" {
+		return Existing(opts.Dir, opts.Port)
+	}
+	if err := CheckBinDir(opts.BinDir); err != nil {
+		return nil, err
+	}
+	return At(opts.BinDir, opts.Dir, opts.Port)
+}
+
+// CheckBinDir refuses a directory without PostgreSQL's server programs: bad input
+// (a bindir the user gave), naming what is missing.
+func CheckBinDir(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return input.Errorf("bindir", "{bindir} %q is not an absolute path (give the directory of initdb, pg_ctl and postgres, e.g. /usr/lib/postgresql/17/bin)", dir)
+	}
+	for _, prog := range []string{"initdb", "pg_ctl", "postgres"} {
+		if st, err := os.Stat(filepath.Join(dir, prog)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return input.Errorf("bindir", "{bindir} %s has no %s program (give the directory of PostgreSQL's server programs: initdb, pg_ctl, postgres)", dir, prog)
+		}
+	}
+	return nil
+}
+
 // Existing returns the server of an initialised data directory listening on port.
 func Existing(dir string, port int) (*Server, error) {
 	bin, err := BinDir()
@@ -334,7 +362,7 @@ func (s *Server) BaseBackup(ctx context.Context, dir string) error {
 // and settings. The password is then in the standby's postgresql.conf, in its data
 // directory, which only the server's user may enter.
 func InitStandby(ctx context.Context, primaryPort int, appName string, opts Options) (*Server, error) {
-	s, err := Existing(opts.Dir, opts.Port)
+	s, err := opts.server()
 	if err != nil {
 		return nil, err
 	}

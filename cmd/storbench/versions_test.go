@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/storbench/storbench/internal/testsupport/pgtest"
+)
+
+// TestServerVersions runs storbench end to end on every PostgreSQL build there is
+// (the machine's and the bundles of .ci/pgbundles: 13, 15, 17, 18): an instance made
+// from the build (--bindir), listed with its version; a build; a run in each mode
+// whose result names the version and has the database's own counters (commits and
+// WAL, from what that version has); the consistency checks.
+func TestServerVersions(t *testing.T) {
+	t.Parallel() // its own servers, directories and names: see docs/architecture.md#tests
+	for _, b := range pgtest.Builds(t) {
+		t.Run(strconv.Itoa(b.Major), func(t *testing.T) {
+			name := fmt.Sprintf("pg%d-%d", b.Major, os.Getpid())
+			dir := filepath.Join(t.TempDir(), "target")
+			if code, out, errOut := storbench(t, "instance", "create", "--path", dir, "--name", name, "--bindir", b.BinDir, "--memory", "512MB"); code != 0 {
+				t.Fatalf("instance create --bindir %s: exit %d\n%s%s", b.BinDir, code, out, errOut)
+			}
+			t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", name, "--force") })
+			if _, out, _ := storbench(t, "instance", "list"); !strings.Contains(out, name+"  postgres  "+strconv.Itoa(b.Major)+".") {
+				t.Errorf("instance list does not show PostgreSQL %d for %s:\n%s", b.Major, name, out)
+			}
+			dsn := instanceDSN(t, name)
+			if code, out, errOut := storbench(t, "build", "--dsn", dsn, "--warehouses", "1"); code != 0 {
+				t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
+			}
+			for _, mode := range []string{"procedures", "sql"} {
+				jsonPath := filepath.Join(t.TempDir(), mode+".json")
+				code, out, errOut := storbench(t, "run", "--dsn", dsn, "--users", "2", "--ramp", "0s", "--duration", "3s", "--mode", mode,
+					"--metrics-interval", "500ms", "--io-latency", "off", "--json", jsonPath)
+				if code != 0 {
+					t.Fatalf("run --mode %s: exit %d\n%s%s", mode, code, out, errOut)
+				}
+				res := readResult(t, jsonPath)
+				if !strings.Contains(res.Config.ServerVersion, "PostgreSQL "+strconv.Itoa(b.Major)+".") {
+					t.Errorf("%s: the result's server version is %q", mode, res.Config.ServerVersion)
+				}
+				if res.TPMDB <= 0 || res.NOPMDB <= 0 || res.System == nil || res.System.Summary.Database == nil {
+					t.Fatalf("%s: no database view (tpm_db %.0f, nopm_db %.0f) or no database counters; notes %v", mode, res.TPMDB, res.NOPMDB, append(res.Notes, res.System.Notes...))
+				}
+				db := res.System.Summary.Database
+				if db.CommitsPerSec <= 0 || db.WALMBps <= 0 {
+					t.Errorf("%s: database counters %+v, want commits and WAL", mode, db)
+				}
+				t.Logf("PostgreSQL %d %s: NOPM %.0f (database) %.0f (client); %.0f commits/s, WAL %.2f MB/s, %.0f fsyncs/s; %s",
+					b.Major, mode, res.NOPMDB, res.NOPMClient, db.CommitsPerSec, db.WALMBps, db.FsyncsPerSec, res.System.Sources["database"])
+			}
+			if code, out, _ := storbench(t, "check", "--dsn", dsn); code != 0 {
+				t.Errorf("check: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
