@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -53,11 +54,17 @@ func tpccWindow(t *testing.T, dsn, dir, ioLatency string, then func()) *metrics.
 // at the window's end when checkpoint is set.
 func postgresWindow(t *testing.T, ioLatency string, checkpoint bool) *metrics.Report {
 	t.Helper()
+	return postgresBuildWindow(t, "", ioLatency, checkpoint)
+}
+
+// postgresBuildWindow is postgresWindow on the build in bin (pgtest.Builds).
+func postgresBuildWindow(t *testing.T, bin, ioLatency string, checkpoint bool) *metrics.Report {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a PostgreSQL server")
 	}
 	dir := ownLoop(t)
-	srv := pgtest.StartIn(t, filepath.Join(dir, "pgdata"))
+	srv := pgtest.StartBuild(t, filepath.Join(dir, "pgdata"), bin)
 	var then func()
 	if checkpoint {
 		then = func() {
@@ -68,9 +75,16 @@ func postgresWindow(t *testing.T, ioLatency string, checkpoint bool) *metrics.Re
 			}
 			defer conn.Close(ctx)
 			// The checkpointer publishes its counters after the CHECKPOINT has
-			// returned: the window ends once they show it.
-			const written = "SELECT buffers_checkpoint FROM pg_stat_bgwriter"
-			var before, after int64
+			// returned: the window ends once they show it (PostgreSQL 17 moved them
+			// to pg_stat_io).
+			written := "SELECT buffers_checkpoint FROM pg_stat_bgwriter"
+			var version, before, after int64
+			if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+				t.Fatal(err)
+			}
+			if version >= 170000 {
+				written = "SELECT coalesce(sum(writes), 0)::bigint FROM pg_stat_io WHERE backend_type = 'checkpointer'"
+			}
 			if err := conn.QueryRow(ctx, written).Scan(&before); err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +164,13 @@ func reconciles(t *testing.T, r *metrics.Report, clients string) {
 // CHECKPOINT at the window's end (its pages reach the disk in the window, at its
 // fsyncs), the checkpointer's pages and the WAL are no more than the disk wrote.
 func TestRoleWritesWithoutTracing(t *testing.T) {
-	r := postgresWindow(t, "off", true)
+	for _, b := range pgtest.Builds(t) {
+		t.Run(strconv.Itoa(b.Major), func(t *testing.T) { writesWithoutTracing(t, b.BinDir) })
+	}
+}
+
+func writesWithoutTracing(t *testing.T, bin string) {
+	r := postgresBuildWindow(t, bin, "off", true)
 	for _, rt := range r.Summary.ProcessIO {
 		if rt.Source != "proc" || rt.WriteMB != nil || rt.WriteMBps != nil {
 			t.Errorf("%s: source %q, writes %v: want /proc's reads only", rt.Role, rt.Source, rt.WriteMB)

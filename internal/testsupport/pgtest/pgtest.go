@@ -20,12 +20,19 @@ func Start(t testing.TB) *pgserver.Server {
 // chose).
 func StartIn(t testing.TB, dir string) *pgserver.Server {
 	t.Helper()
+	return StartBuild(t, dir, "")
+}
+
+// StartBuild is StartIn with the build in bin ("": the machine's; Builds).
+func StartBuild(t testing.TB, dir, bin string) *pgserver.Server {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a PostgreSQL server")
 	}
 	ctx := context.Background()
 	s, err := pgserver.Start(ctx, pgserver.Options{
-		Dir: dir,
+		BinDir: bin,
+		Dir:    dir,
 		// Small and quick to start; durability stays on (fsync) as in a real run.
 		Settings: map[string]string{"shared_buffers": "128MB", "max_connections": "100"},
 	})
