@@ -279,7 +279,7 @@ func TestStudyPlanImpossibleMode(t *testing.T) {
 	}
 	study("  mode: procedures\n")
 	code, out, errOut := storbench(t, "study", "plan", f)
-	if code != 2 || !strings.Contains(errOut, "s.yaml:8: target lite: invalid input: sqlite has no procedures mode") ||
+	if code != 2 || !strings.Contains(errOut, "s.yaml:8: target lite: sqlite has no procedures mode") ||
 		!strings.Contains(errOut, "give mode sql, or leave mode out") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("study plan, procedures on SQLite: exit %d, stderr %q; want 2 and one line naming the target and the line\n%s", code, errOut, out)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,5 +59,60 @@ func TestServerVersions(t *testing.T) {
 				t.Errorf("check: exit %d\n%s", code, out)
 			}
 		})
+	}
+}
+
+// TestStudyAcrossVersions: a study of two managed targets on two PostgreSQL majors
+// (the oldest and the newest build there is) runs the same sweep on each, and the
+// report names each target's version; study plan refuses, before anything runs, a
+// bindir without a server build and a backup of a build that has no backup tools.
+func TestStudyAcrossVersions(t *testing.T) {
+	t.Parallel()
+	builds := pgtest.Builds(t)
+	if len(builds) < 2 {
+		t.Skip("one PostgreSQL build here: bash .ci/pgbundles fetches others")
+	}
+	slices.SortFunc(builds, func(a, b pgtest.Build) int { return a.Major - b.Major })
+	old, cur := builds[0], builds[len(builds)-1]
+	dir := diskTempDir(t, "versions-")
+	study := func(experiment string) string {
+		return fmt.Sprintf(`name: versions
+targets:
+  - name: old
+    path: %s
+    bindir: %s
+  - name: new
+    path: %s
+    bindir: %s
+workload:
+  warehouses: 1
+experiments:
+%s`, filepath.Join(dir, "old"), old.BinDir, filepath.Join(dir, "new"), cur.BinDir, experiment)
+	}
+	sweep := "  - kind: user-sweep\n    users: [2]\n    ramp: 0s\n    duration: 3s\n"
+
+	plan := func(text string) (int, string) {
+		file := filepath.Join(t.TempDir(), "plan.yaml")
+		must(t, os.WriteFile(file, []byte(text), 0o644))
+		code, _, errOut := storbench(t, "study", "plan", file, "--results", filepath.Join(t.TempDir(), "r"))
+		return code, errOut
+	}
+	notABuild := strings.Replace(study(sweep), "bindir: "+old.BinDir, "bindir: "+dir, 1)
+	if code, errOut := plan(notABuild); code != 2 || !strings.Contains(errOut, ":5: targets[0].bindir "+dir+" has no initdb program") {
+		t.Errorf("study plan with a bindir that is no build: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(cur.BinDir, "pg_basebackup")); err != nil {
+		code, errOut := plan(study("  - kind: backup-restore\n    cycles: 1\n"))
+		if code != 2 || !strings.Contains(errOut, "target old: the PostgreSQL build in "+old.BinDir+" has no pg_basebackup") && !strings.Contains(errOut, "target new: the PostgreSQL build in "+cur.BinDir+" has no pg_basebackup") {
+			t.Errorf("study plan backing up a build without pg_basebackup: exit %d, %q", code, errOut)
+		}
+	}
+
+	results, _ := runStudyFile(t, study(sweep))
+	page := reportPage(t, results)
+	for _, b := range []pgtest.Build{old, cur} {
+		if !strings.Contains(page, fmt.Sprintf("PostgreSQL) %d.", b.Major)) {
+			t.Errorf("the report does not name PostgreSQL %d", b.Major)
+		}
 	}
 }

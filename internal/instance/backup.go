@@ -32,6 +32,10 @@ type BackupMethod struct {
 	// physical copy of the server's files.
 	Logical bool `json:"logical"`
 	Jobs    int  `json:"jobs"` // parallel jobs of a logical backup or restore
+	// Cold: a physical copy of the files of the server stopped for it (and started
+	// again), for a build without the engine's backup tool; restored as any
+	// physical backup.
+	Cold bool `json:"cold,omitempty"`
 }
 
 // ParseBackupMethod reads the method, physical or logical, and the jobs.
@@ -85,13 +89,30 @@ func (r Registry) Backup(ctx context.Context, name, dir string, how BackupMethod
 	}
 	defer lease.Release()
 	srv := servers[st.Engine]
+	if err := srv.CheckTools(st.BinDir, how); err != nil {
+		return Transfer{}, fmt.Errorf("backup of instance %s: %w", name, err)
+	}
 	if srv.PID(st) == 0 {
 		return Transfer{}, fmt.Errorf("instance %s is stopped: storbench instance start --name %s", name, name)
 	}
 	if _, _, err := claim(dir, name); err != nil {
 		return Transfer{}, err
 	}
-	t, err := timed(backupFiles(dir), func() error { return srv.Backup(ctx, st, backupFiles(dir), how) })
+	t, err := timed(backupFiles(dir), func() error {
+		if !how.Cold {
+			return srv.Backup(ctx, st, backupFiles(dir), how)
+		}
+		// The copy of a cleanly stopped server needs nothing replayed; the
+		// instance is started again as start does (its limits, its cgroup).
+		if _, err := r.stop(ctx, name); err != nil {
+			return err
+		}
+		err := srv.Backup(ctx, st, backupFiles(dir), how)
+		if _, serr := r.start(ctx, name, ""); err == nil {
+			err = serr
+		}
+		return err
+	})
 	if err == nil {
 		var b []byte
 		b, err = json.Marshal(record{BackupMethod: how, Engine: st.Engine})
@@ -368,6 +389,9 @@ func (r Registry) restore(ctx context.Context, st *State, dir string, rec record
 	}
 	srv := servers[st.Engine]
 	if how.Logical {
+		if err := srv.CheckTools(st.BinDir, how); err != nil {
+			return Transfer{}, fmt.Errorf("restore of instance %s: %w", name, err)
+		}
 		if _, err := r.start(ctx, name, ""); err != nil {
 			return Transfer{}, err
 		}

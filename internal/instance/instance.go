@@ -106,6 +106,10 @@ type Server interface {
 	// CheckBinDir refuses (an input error naming bindir) a directory without the
 	// engine's server programs.
 	CheckBinDir(dir string) error
+	// CheckTools refuses (an input error naming bindir) backing up or restoring an
+	// instance of the build in dir by how (a standby is a physical backup), when the
+	// build lacks the engine's tools for it: its own version's, never another's.
+	CheckTools(dir string, how BackupMethod) error
 	// LogFile is the server's log, where it says why it did not start.
 	LogFile(st *State) string
 	// DSN is the URL of the instance's database, with the password of its user.
@@ -134,6 +138,26 @@ func CheckMemory(engineName string, memoryBytes int64) error {
 		return nil
 	}
 	return input.Errorf("memory", "{memory} %s is too small (a %s server needs at least %s)", bytesize.Format(memoryBytes), engineName, bytesize.Format(srv.MinMemory()))
+}
+
+// CheckBinDir refuses a directory without the server programs of engine (an unknown
+// engine is left to Create's own check).
+func CheckBinDir(engineName, dir string) error {
+	srv, ok := servers[engineName]
+	if !ok {
+		return nil
+	}
+	return srv.CheckBinDir(dir)
+}
+
+// CheckTools refuses a backup or restore by how of an instance of engine's build in
+// dir ("": the default build) that the build has no tools for (Server.CheckTools).
+func CheckTools(engineName, dir string, how BackupMethod) error {
+	srv, ok := servers[engineName]
+	if !ok {
+		return nil
+	}
+	return srv.CheckTools(dir, how)
 }
 
 // Engines are the engines whose servers are registered, by name.

@@ -103,7 +103,7 @@ func (r *runner) consolidation(ctx context.Context, t *target, step Step, res *S
 	dsns := make([]string, e.Instances)
 	for i := range names {
 		name := fmt.Sprintf("%s-c%d", t.name, i+1)
-		spec := instance.Spec{Name: name, Engine: t.spec.Engine, Path: consolidatedPath(t.spec.Path, i),
+		spec := instance.Spec{Name: name, Engine: t.spec.Engine, BinDir: t.spec.BinDir, Path: consolidatedPath(t.spec.Path, i),
 			MemoryBytes: e.InstanceMemory.Bytes, MaxConnections: driver.ServerConnections(step.Users)}
 		if len(e.InstanceCPUs) > 0 {
 			spec.CPUs = e.InstanceCPUs[i%len(e.InstanceCPUs)]

@@ -147,7 +147,8 @@ func refusalText(path string, err error, places ...place) string {
 		}
 		return key
 	}
-	return strings.TrimPrefix(input.Render(err, name), input.ErrInvalid.Error()+": ")
+	// The file's line says it is bad input: the words say it no more, causes' neither.
+	return strings.ReplaceAll(input.Render(err, name), input.ErrInvalid.Error()+": ", "")
 }
 
 // place is where a study file keeps a setting an owner names by key.

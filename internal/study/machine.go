@@ -34,7 +34,13 @@ func CheckMachine(s *Study, results string) []*yamlfile.LineError {
 			}
 		}
 		refusals = append(refusals, checkCPUs(s, fmt.Sprintf("targets[%d].cpus", i), t.CPUs)...)
+		if t.BinDir != "" {
+			if err := instance.CheckBinDir(t.Engine, t.BinDir); err != nil {
+				refusals = append(refusals, s.refusal(fmt.Sprintf("targets[%d].bindir", i), err))
+			}
+		}
 	}
+	refusals = append(refusals, missingTools(s)...)
 	for i := range s.Experiments {
 		e := &s.Experiments[i]
 		for _, l := range []struct {
@@ -52,6 +58,35 @@ func CheckMachine(s *Study, results string) []*yamlfile.LineError {
 	}
 	refusals = append(refusals, nested(s, results)...)
 	sort.SliceStable(refusals, func(i, j int) bool { return refusals[i].Line < refusals[j].Line })
+	return refusals
+}
+
+// missingTools refuses an experiment that backs up or copies a managed target whose
+// server build lacks the tools for it (its own version's: another's would fail
+// halfway), at the experiment's kind.
+func missingTools(s *Study) []*yamlfile.LineError {
+	var refusals []*yamlfile.LineError
+	for i := range s.Experiments {
+		e := &s.Experiments[i]
+		var how instance.BackupMethod
+		switch {
+		case e.Kind == "backup-restore":
+			how.Logical = e.Method == "logical"
+		case e.Kind == "replication":
+		case e.Noisy != nil:
+			how.Logical = e.Noisy.Method == "logical"
+		default:
+			continue
+		}
+		for _, t := range experimentTargets(s, e) {
+			if !t.manages() || t.BinDir == "" {
+				continue
+			}
+			if err := instance.CheckTools(t.Engine, t.BinDir, how); err != nil {
+				refusals = append(refusals, s.refusal(fmt.Sprintf("experiments[%d].kind", i), fmt.Errorf("target %s: %w", t.Name, err)))
+			}
+		}
+	}
 	return refusals
 }
 
@@ -225,7 +260,17 @@ func (s *Study) lineOf(path string) int {
 // refusal is a machine check's refusal of the study file's setting at path, placed
 // and worded as the file's own checks place theirs: "FILE:LINE: path: what (hint)".
 func (s *Study) refusal(path string, err error) *yamlfile.LineError {
-	msg := strings.TrimPrefix(input.Render(err, func(string) string { return path }), input.ErrInvalid.Error()+": ")
+	// The setting at path (an item of it: cpus[1]) is named by its place; another
+	// by its key.
+	setting, _, _ := strings.Cut(path[strings.LastIndexByte(path, '.')+1:], "[")
+	name := func(key string) string {
+		if key == setting {
+			return path
+		}
+		return key
+	}
+	// The file's line says it is bad input: the words say it no more, causes' neither.
+	msg := strings.ReplaceAll(input.Render(err, name), input.ErrInvalid.Error()+": ", "")
 	if !strings.HasPrefix(msg, path) {
 		msg = path + ": " + msg
 	}

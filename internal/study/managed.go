@@ -30,7 +30,7 @@ type managedTarget struct{}
 
 // managedKeys are the keys only a managed target reads.
 // (io_limit too, refused apart on an external target with its own reason.)
-var managedKeys = []string{"engine", "path", "wal_path", "memory", "cpus", "replica"}
+var managedKeys = []string{"engine", "path", "wal_path", "memory", "cpus", "replica", "bindir"}
 
 func (managedTarget) manages() bool { return true }
 
@@ -82,6 +82,10 @@ func (c *checker) managed(i int, t *Target) {
 	}
 	if c.doc.Has(p("cpus")) {
 		c.cpus(p("cpus"), t.CPUs)
+	}
+	// Whether this machine has the build, CheckMachine says.
+	if c.doc.Has(p("bindir")) && !filepath.IsAbs(t.BinDir) {
+		c.errf(p("bindir"), "bindir %q is not an absolute path", "give the directory of the server build's programs, e.g. /usr/lib/postgresql/17/bin", t.BinDir)
 	}
 }
 
@@ -251,7 +255,7 @@ func (t *target) resume(ctx context.Context) error {
 	}
 	st, err := t.reg.Load(t.name)
 	same := err == nil && st.Path == t.spec.Path && st.WALPath == t.spec.WALPath && st.Engine == t.spec.Engine &&
-		st.MaxConnections >= driver.ServerConnections(t.maxUsers)
+		(t.spec.BinDir == "" || st.BinDir == t.spec.BinDir) && st.MaxConnections >= driver.ServerConnections(t.maxUsers)
 	if same {
 		// A restore cut short leaves a data directory the server will not start on.
 		if st, err := t.reg.Start(ctx, t.name); err == nil {
@@ -267,7 +271,7 @@ func (t *target) resume(ctx context.Context) error {
 
 // create makes the instance for a variant (the server's settings follow its memory).
 func (t *target) create(ctx context.Context, v variant) error {
-	spec := instance.Spec{Name: t.name, Engine: t.spec.Engine, Path: t.spec.Path, WALPath: t.spec.WALPath,
+	spec := instance.Spec{Name: t.name, Engine: t.spec.Engine, BinDir: t.spec.BinDir, Path: t.spec.Path, WALPath: t.spec.WALPath,
 		MemoryBytes: v.memory, CPUs: v.cpus, IOLimit: v.io, MaxConnections: driver.ServerConnections(t.maxUsers)}
 	_, warnings, err := t.reg.Create(ctx, spec)
 	if err != nil {
@@ -326,7 +330,14 @@ func (t *target) ensureBase(ctx context.Context) error {
 	if err := os.RemoveAll(base); err != nil {
 		return err
 	}
-	tr, err := t.reg.Backup(ctx, t.name, base, instance.BackupMethod{Jobs: 1})
+	how := instance.BackupMethod{Jobs: 1}
+	if instance.CheckTools(t.spec.Engine, t.spec.BinDir, how) != nil {
+		// A build without the engine's backup tool (some bundles have only the
+		// server's programs): a copy of the stopped server's files does.
+		how.Cold = true
+		fmt.Fprintf(t.log, "target %s: its server build has no backup tool: the base image is a copy of the stopped server's files\n", t.spec.Name)
+	}
+	tr, err := t.reg.Backup(ctx, t.name, base, how)
 	if err != nil {
 		return fmt.Errorf("base image: %w", err)
 	}
@@ -345,7 +356,7 @@ func (t *target) unapplied() []string { return instance.Unapplied(t.limits) }
 // with sync, each commit waits for it. (resume removed any standby a killed run left.)
 func (t *target) startReplica(ctx context.Context) error {
 	t.replica = t.name + "-replica"
-	spec := instance.Spec{Name: t.replica, Engine: t.spec.Engine, Path: t.spec.Replica.Path, MaxConnections: driver.ServerConnections(t.maxUsers),
+	spec := instance.Spec{Name: t.replica, Engine: t.spec.Engine, BinDir: t.spec.BinDir, Path: t.spec.Replica.Path, MaxConnections: driver.ServerConnections(t.maxUsers),
 		ReplicaOf: t.name, Sync: t.spec.Replica.Sync}
 	if _, _, err := t.reg.Create(ctx, spec); err != nil {
 		return fmt.Errorf("replica: %w", err)

@@ -64,6 +64,9 @@ type Target struct {
 	Replica *Replica `yaml:"replica"`
 	// IOLimit throttles the instance's data disk, as instance create --io-limit does.
 	IOLimit IOLimit `yaml:"io_limit"`
+	// BinDir is the server build to run, which chooses its version, as instance
+	// create --bindir does ("": the engine's default build).
+	BinDir string `yaml:"bindir"`
 
 	// External targets: the DSN without its password, which comes from the named
 	// environment variable (never written to results), and node_exporter's URL for

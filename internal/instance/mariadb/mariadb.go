@@ -243,6 +243,16 @@ func (server) CheckReplica() error {
 	return input.Errorf("replica_of", "{replica_of} is not supported for {engine} mariadb: replicas are postgres-only")
 }
 
+// CheckTools implements instance.Server: MariaDB's backup tools are found on their
+// own (mariadb-backup, mariadb-dump), not in the server's build directory; no cold
+// copy is made of it.
+func (server) CheckTools(_ string, how instance.BackupMethod) error {
+	if how.Cold {
+		return input.Errorf("method", "a copy of a stopped MariaDB server's files is not made: its backups are mariadb-backup's or mariadb-dump's")
+	}
+	return nil
+}
+
 // CheckBinDir implements instance.Server: mariadbd and its install tool
 // (mariadbserver.BinariesIn).
 func (server) CheckBinDir(dir string) error {

@@ -46,6 +46,26 @@ func (server) CheckReplica() error { return nil }
 // CheckBinDir implements instance.Server.
 func (server) CheckBinDir(dir string) error { return pgserver.CheckBinDir(dir) }
 
+// CheckTools implements instance.Server: pg_basebackup for a physical backup or a
+// standby, pg_dump and pg_restore for a logical one, of the instance's own build
+// (some bundles ship only initdb, pg_ctl and postgres).
+func (server) CheckTools(dir string, how instance.BackupMethod) error {
+	if how.Cold {
+		return nil // cp
+	}
+	if dir == "" {
+		var err error
+		if dir, err = pgserver.BinDir(); err != nil {
+			return nil // Installed says so
+		}
+	}
+	progs := []string{"pg_basebackup"}
+	if how.Logical {
+		progs = []string{"pg_dump", "pg_restore"}
+	}
+	return pgserver.CheckTools(dir, progs...)
+}
+
 // Installed implements instance.Server: PostgreSQL's server binaries (pgserver.BinDir).
 func (server) Installed() error {
 	_, err := pgserver.BinDir()
@@ -103,6 +123,9 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 	var s *pgserver.Server
 	var err error
 	if primary != nil {
+		if err := pgserver.CheckTools(bin, "pg_basebackup"); err != nil {
+			return err
+		}
 		s, err = pgserver.InitStandby(ctx, primary.Port, st.Name, opts)
 	} else {
 		s, err = pgserver.Init(ctx, opts)
@@ -202,8 +225,11 @@ func (server) Backup(ctx context.Context, st *instance.State, dir string, how in
 	if err != nil {
 		return err
 	}
-	if how.Logical {
+	switch {
+	case how.Logical:
 		return s.Dump(ctx, dir, Database, how.Jobs)
+	case how.Cold:
+		return s.ColdCopy(ctx, dir)
 	}
 	return s.BaseBackup(ctx, dir)
 }

@@ -286,6 +286,18 @@ func CheckBinDir(dir string) error {
 	return nil
 }
 
+// CheckTools refuses a build in dir without the client programs progs: a backup by
+// another major's would fail halfway (pg_basebackup refuses other servers' majors,
+// pg_restore another pg_dump's newer format).
+func CheckTools(dir string, progs ...string) error {
+	for _, prog := range progs {
+		if st, err := os.Stat(filepath.Join(dir, prog)); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return input.Errorf("bindir", "the PostgreSQL build in %s has no %s, and another version's would not work with its server: use a build with its client programs ({bindir}), or leave out the experiments that back up or copy it (backup-restore, replication, noisy backups)", dir, prog)
+		}
+	}
+	return nil
+}
+
 // Existing returns the server of an initialised data directory listening on port.
 func Existing(dir string, port int) (*Server, error) {
 	bin, err := BinDir()
@@ -354,6 +366,33 @@ func (s *Server) BaseBackup(ctx context.Context, dir string) error {
 	}
 	return s.runClient(ctx, "pg_basebackup", "-D", dir, "-F", "p", "-X", "stream", "-c", "fast",
 		"-h", s.Host, "-p", strconv.Itoa(s.Port), "-U", "postgres", "-w")
+}
+
+// ColdCopy copies the stopped server's files into dir, as a base backup holds them:
+// the WAL as a directory of its own (pg_wal, not the link to a WAL directory
+// elsewhere). A cleanly stopped server's files need no WAL replayed.
+func (s *Server) ColdCopy(ctx context.Context, dir string) error {
+	if pid := s.PID(); pid != 0 {
+		return fmt.Errorf("the server (pid %d) must be stopped for a copy of its files", pid)
+	}
+	if err := s.prepareDir(dir); err != nil {
+		return err
+	}
+	if err := s.copyTree(ctx, s.Dir, dir); err != nil {
+		return err
+	}
+	wal := filepath.Join(dir, "pg_wal")
+	target, err := os.Readlink(wal)
+	if err != nil {
+		return nil // the WAL is in the data directory, copied with it
+	}
+	if err := os.Remove(wal); err != nil {
+		return err
+	}
+	if err := s.prepareDir(wal); err != nil {
+		return err
+	}
+	return s.copyTree(ctx, target, wal)
 }
 
 // InitStandby makes dir a streaming standby of the server at primaryPort: a base backup
