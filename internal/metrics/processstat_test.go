@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 )
 
 // twoRoles names a process "a" by its title, the rest "b" (what an engine's
@@ -168,13 +168,17 @@ func TestThreadsReadStatOnce(t *testing.T) {
 func BenchmarkThreadsCollect(b *testing.B) {
 	release := make(chan struct{})
 	defer close(release)
+	// Each goroutine holds a thread of its own until the benchmark ends.
+	var started sync.WaitGroup
 	for range 2000 {
+		started.Add(1)
 		go func() {
 			runtime.LockOSThread()
+			started.Done()
 			<-release
 		}()
 	}
-	time.Sleep(200 * time.Millisecond) // the threads start
+	started.Wait()
 	c, _, err := NewProcesses("/proc", []Server{{Roles: threadRoles{}, Main: os.Getpid()}}, false)
 	if err != nil {
 		b.Fatal(err)
