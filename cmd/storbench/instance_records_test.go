@@ -151,7 +151,7 @@ func TestInstanceDamagedState(t *testing.T) {
 
 	out := mustRun("instance", "list")
 	for _, in := range damaged {
-		if !regexp.MustCompile(`(?m)^`+in.name+`\s+`+in.engine+`\s+damaged\s`).MatchString(out) ||
+		if !regexp.MustCompile(`(?m)^`+in.name+`\s+`+in.engine+`\s+\S+\s+damaged\s`).MatchString(out) ||
 			!strings.Contains(out, "instance "+in.name+" is damaged (state file ") || !strings.Contains(out, "destroy --name "+in.name) {
 			t.Errorf("instance list does not show %s damaged with the fix:\n%s", in.name, out)
 		}

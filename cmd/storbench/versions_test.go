@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ func TestServerVersions(t *testing.T) {
 				t.Fatalf("instance create --bindir %s: exit %d\n%s%s", b.BinDir, code, out, errOut)
 			}
 			t.Cleanup(func() { storbench(t, "instance", "destroy", "--name", name, "--force") })
-			if _, out, _ := storbench(t, "instance", "list"); !strings.Contains(out, name+"  postgres  "+strconv.Itoa(b.Major)+".") {
+			if _, out, _ := storbench(t, "instance", "list"); !regexp.MustCompile(`(?m)^` + name + `\s+postgres\s+` + strconv.Itoa(b.Major) + `\.`).MatchString(out) {
 				t.Errorf("instance list does not show PostgreSQL %d for %s:\n%s", b.Major, name, out)
 			}
 			dsn := instanceDSN(t, name)
