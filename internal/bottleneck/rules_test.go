@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 // The rules on windows made of the figures each kind of bottleneck shows (the
@@ -13,7 +14,7 @@ import (
 func TestRules(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	waits := func(shares map[string]float64) *metrics.Waits {
-		return &metrics.Waits{Source: "test", Roles: []metrics.RoleWaits{{Role: "client_backends", Seconds: shares, IntervalSeconds: 10}}}
+		return &metrics.Waits{Source: "test", Roles: []metrics.RoleWaits{{Role: procrole.Clients, Seconds: shares, IntervalSeconds: 10}}}
 	}
 	dataDisk := []metrics.Disk{{Device: "loop1", Roles: []string{"data", "wal"}, ReadIOPS: 199, ReadAwaitMs: 0.3, WriteIOPS: 50, WriteAwaitMs: 0.5, BusyPct: 10},
 		{Device: "vda", Roles: []string{"data", "wal"}, ReadIOPS: 10, WriteIOPS: 2000, WriteAwaitMs: 0.1}}

@@ -3,6 +3,8 @@ package metrics
 import (
 	"bytes"
 	"strings"
+
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 // Block I/O by issuing task: what iolatency.bt counts at block:block_bio_queue when
@@ -74,21 +76,9 @@ func parseTaskLine(line []byte) (key taskIOKey, sectors uint64, ok bool) {
 	return key, sectors, true
 }
 
-// The rows of the I/O that no server's task issued, in the order reports show them.
-const (
-	// roleKernelWriteback is the kernel's worker threads (kworker), above all the
-	// flusher that writes back pages dirtied by any process: a checkpointer's
-	// pages written back by it count here, not under the checkpointer.
-	roleKernelWriteback = "kernel_writeback"
-	// roleJournal is a filesystem's journal thread (ext4's jbd2).
-	roleJournal = "filesystem_journal"
-	// roleKernelOther is every other kernel thread.
-	roleKernelOther = "kernel_other"
-	// roleOtherProcesses is the processes of no sampled server.
-	roleOtherProcesses = "other_processes"
-)
-
-var hostRoles = []string{roleKernelWriteback, roleJournal, roleKernelOther, roleOtherProcesses}
+// hostRoles are the rows of the I/O that no server's task issued, in the order
+// reports show them.
+var hostRoles = []string{procrole.KernelWriteback, procrole.Journal, procrole.KernelOther, procrole.OtherProcesses}
 
 // kthreadd is the parent of every kernel thread (and a kernel thread itself).
 const kthreadd = 2
@@ -97,11 +87,11 @@ const kthreadd = 2
 func hostRole(k taskIOKey) string {
 	switch {
 	case k.ppid != kthreadd && k.pid != kthreadd:
-		return roleOtherProcesses
+		return procrole.OtherProcesses
 	case strings.HasPrefix(k.comm, "kworker/"):
-		return roleKernelWriteback
+		return procrole.KernelWriteback
 	case strings.HasPrefix(k.comm, "jbd2/"):
-		return roleJournal
+		return procrole.Journal
 	}
-	return roleKernelOther
+	return procrole.KernelOther
 }

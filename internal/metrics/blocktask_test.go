@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/blockdev"
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 // The task lines as bpftrace 0.17 prints @b; a name may hold ", " and "]: ".
@@ -43,11 +44,11 @@ func TestHostRole(t *testing.T) {
 		key  taskIOKey
 		want string
 	}{
-		{taskIOKey{comm: "kworker/u8:2", pid: 5694, ppid: kthreadd}, roleKernelWriteback},
-		{taskIOKey{comm: "jbd2/loop1-8", pid: 4368, ppid: kthreadd}, roleJournal},
-		{taskIOKey{comm: "xfsaild/sda1", pid: 900, ppid: kthreadd}, roleKernelOther},
-		{taskIOKey{comm: "kworker/u8:2", pid: 7000, ppid: 1}, roleOtherProcesses},
-		{taskIOKey{comm: "fio", pid: 8858, ppid: 8844}, roleOtherProcesses},
+		{taskIOKey{comm: "kworker/u8:2", pid: 5694, ppid: kthreadd}, procrole.KernelWriteback},
+		{taskIOKey{comm: "jbd2/loop1-8", pid: 4368, ppid: kthreadd}, procrole.Journal},
+		{taskIOKey{comm: "xfsaild/sda1", pid: 900, ppid: kthreadd}, procrole.KernelOther},
+		{taskIOKey{comm: "kworker/u8:2", pid: 7000, ppid: 1}, procrole.OtherProcesses},
+		{taskIOKey{comm: "fio", pid: 8858, ppid: 8844}, procrole.OtherProcesses},
 	} {
 		if got := hostRole(c.key); got != c.want {
 			t.Errorf("hostRole(%+v) = %s, want %s", c.key, got, c.want)
@@ -139,8 +140,8 @@ func TestProcessesByBlock(t *testing.T) {
 	if err := c.Collect(t.Context(), &s); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]roleCounters{"a": {read: 300, write: 1040}, "b": {write: 2000}, roleKernelWriteback: {write: 500},
-		roleJournal: {write: 60}, roleKernelOther: {}, roleOtherProcesses: {write: 7}}
+	want := map[string]roleCounters{"a": {read: 300, write: 1040}, "b": {write: 2000}, procrole.KernelWriteback: {write: 500},
+		procrole.Journal: {write: 60}, procrole.KernelOther: {}, procrole.OtherProcesses: {write: 7}}
 	if len(s.ProcessIO) != len(want) {
 		t.Fatalf("rows %+v, want %d", s.ProcessIO, len(want))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 // Server is a database server on this host whose processes' I/O is sampled by role.
@@ -117,7 +118,7 @@ type RoleTotal struct {
 // The labels of the figures in the result, by source.
 const (
 	processDelaySource = "io_delay_pct from /proc/PID/stat field 42 (delayacct_blkio_ticks) where the kernel accounts it"
-	blockRoleSource    = "the block layer (bpftrace on block:block_bio_queue, in the context of the task that submits each request): the bytes read and written on the sampled disks by each task, summed per role of the server's processes (threads for a server told apart by thread names), a child that came and went between samples under the clients; the rest are rows of their own: kernel_writeback (kworker threads, above all the flusher writing back pages any process dirtied: a checkpointer's pages written back by the flusher count there, not under the checkpointer), filesystem_journal (jbd2), kernel_other, other_processes; all rows add up to what the disks read and wrote; " + processDelaySource
+	blockRoleSource    = "the block layer (bpftrace on block:block_bio_queue, in the context of the task that submits each request): the bytes read and written on the sampled disks by each task, summed per role of the server's processes (threads for a server told apart by thread names), a child that came and went between samples under the clients; the rest are rows of their own: " + procrole.KernelWriteback + " (kworker threads, above all the flusher writing back pages any process dirtied: a checkpointer's pages written back by the flusher count there, not under the checkpointer), " + procrole.Journal + " (jbd2), " + procrole.KernelOther + ", " + procrole.OtherProcesses + "; all rows add up to what the disks read and wrote; " + processDelaySource
 	procRoleSource     = "/proc/PID/io read_bytes (fetched from storage) of every server process (threads for a server told apart by thread names: /proc/PID/task/TID/io), summed per role; no writes by role from it (its write_bytes counts pages dirtied, on Linux 6.18 many times what reaches the disks): see the database's writes by role; an exited process's reads are kept: its last reading, and the rest from its parent's counters, which the kernel adds it to when it is reaped; " + processDelaySource
 )
 

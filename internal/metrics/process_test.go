@@ -17,6 +17,7 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/postgres"
 	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 	"github.com/storbench/storbench/internal/testsupport/looptest"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
@@ -123,7 +124,7 @@ func TestProcessIOCheckpoint(t *testing.T) {
 	var checkpoints int64
 	for _, s := range r.Samples {
 		var w float64
-		if r := roleOf(s.ProcessIO, "checkpointer"); r.WriteMBps != nil {
+		if r := roleOf(s.ProcessIO, procrole.Checkpointer); r.WriteMBps != nil {
 			w = *r.WriteMBps * s.Seconds
 		}
 		// A sample covers (T - interval, T].
@@ -146,7 +147,7 @@ func TestProcessIOCheckpoint(t *testing.T) {
 	if checkpoints < 1 {
 		t.Errorf("no checkpoint counted in the samples covering it")
 	}
-	if w := roleOf(r.Samples[len(r.Samples)/2].ProcessIO, "client_backends"); w.Tasks < 1 {
+	if w := roleOf(r.Samples[len(r.Samples)/2].ProcessIO, procrole.Clients); w.Tasks < 1 {
 		t.Errorf("no client backend among the server's processes: %+v", r.Samples[len(r.Samples)/2].ProcessIO)
 	}
 }
@@ -199,7 +200,7 @@ func coldReads(t *testing.T, ioLatency, source string) {
 	diskMB := r.Summary.Disks[0].ReadMBps * (r.Summary.ToT - r.Summary.FromT)
 	var clients metrics.RoleTotal
 	for _, rt := range r.Summary.ProcessIO {
-		if rt.Role == "client_backends" {
+		if rt.Role == procrole.Clients {
 			clients = rt
 		}
 		t.Logf("%s: %.2f MB read (%s)", rt.Role, rt.ReadMB, rt.Source)

@@ -3,6 +3,8 @@ package metrics
 import (
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 // A role's writes are shown only where they come from the block layer, as a share
@@ -12,8 +14,8 @@ import (
 func TestWriteTextRoleWrites(t *testing.T) {
 	read, write, written := 92.0, 59.0, 20.0
 	r := &Report{Source: "local", IntervalSeconds: 1, Summary: Summary{Samples: 3, ProcessIO: []RoleTotal{
-		{Role: "client_backends", Source: sourceBlock, ReadMB: 10, WriteMB: &written, ReadPctOfDisks: &read, WritePctOfDisks: &write},
-		{Server: "b", Role: "client_backends", Source: sourceProc, ReadMB: 7, ReadPctOfDisks: &read},
+		{Role: procrole.Clients, Source: sourceBlock, ReadMB: 10, WriteMB: &written, ReadPctOfDisks: &read, WritePctOfDisks: &write},
+		{Server: "b", Role: procrole.Clients, Source: sourceProc, ReadMB: 7, ReadPctOfDisks: &read},
 	}}}
 	var out strings.Builder
 	WriteText(&out, r, "timed window")

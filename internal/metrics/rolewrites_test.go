@@ -12,6 +12,7 @@ import (
 	_ "github.com/storbench/storbench/internal/engine/mysql"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
@@ -104,7 +105,7 @@ func postgresBuildWindow(t *testing.T, bin, ioLatency string, checkpoint bool) *
 // server's own disk wrote, and the client backends never wrote more than the disk.
 // /proc/PID/io write_bytes credited them 3-9 times the disk's writes on Linux 6.18.
 func TestRoleWritesReconcile(t *testing.T) {
-	reconciles(t, postgresWindow(t, "on", false), "client_backends")
+	reconciles(t, postgresWindow(t, "on", false), procrole.Clients)
 }
 
 // TestRoleWritesReconcileMariaDB is TestRoleWritesReconcile on MariaDB, whose roles
@@ -187,16 +188,16 @@ func writesWithoutTracing(t *testing.T, bin string) {
 		t.Logf("%s: %.2f MB (database's count)", w.Role, w.MB)
 	}
 	t.Logf("the disk wrote %.2f MB", diskMB)
-	for _, role := range []string{"checkpointer", "bgwriter", "client_backends", "wal_all_roles"} {
+	for _, role := range []string{procrole.Checkpointer, procrole.Bgwriter, procrole.Clients, procrole.AllWAL} {
 		if _, ok := roles[role]; !ok {
 			t.Errorf("no %s among the database's writes by role", role)
 		}
 	}
-	if roles["wal_all_roles"] <= 0 || roles["checkpointer"] <= 0 {
+	if roles[procrole.AllWAL] <= 0 || roles[procrole.Checkpointer] <= 0 {
 		t.Errorf("no WAL or no checkpointer's pages counted under TPC-C with a CHECKPOINT")
 	}
-	if data := roles["checkpointer"] + roles["bgwriter"] + roles["client_backends"]; data+roles["wal_all_roles"] > diskMB*(1+roleWritesTolerance/100.0) {
-		t.Errorf("the database counts %.2f MB of data pages and WAL, more than the disk's %.2f MB", data+roles["wal_all_roles"], diskMB)
+	if data := roles[procrole.Checkpointer] + roles[procrole.Bgwriter] + roles[procrole.Clients]; data+roles[procrole.AllWAL] > diskMB*(1+roleWritesTolerance/100.0) {
+		t.Errorf("the database counts %.2f MB of data pages and WAL, more than the disk's %.2f MB", data+roles[procrole.AllWAL], diskMB)
 	}
 	if src := r.Sources["database"]; src == "" {
 		t.Error("no source label for the database's figures")

@@ -20,6 +20,7 @@ import (
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 	"github.com/storbench/storbench/internal/testsupport/mariadbtest"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
@@ -111,7 +112,7 @@ func TestWaitsReconcileWithTheClients(t *testing.T) {
 			}
 			continue
 		}
-		if c.Role != "client_backends" {
+		if c.Role != procrole.Clients {
 			t.Errorf("t=%.1f: the first role is %q, want client_backends", s.T, c.Role)
 		}
 		// users + 1: the driver's own connection reads the counters at the
@@ -257,7 +258,7 @@ func TestWaitsMariaDB(t *testing.T) {
 	res := out.Run
 	w := res.System.Summary.Waits
 	c := w.Clients()
-	if c == nil || c.Role != "connections" {
+	if c == nil || c.Role != procrole.Connections {
 		t.Fatalf("clients' wait profile %+v (notes %v)", w, res.System.Notes)
 	}
 	inFlight := inFlight(res)

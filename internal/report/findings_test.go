@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/fio"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 	"github.com/storbench/storbench/internal/steady"
 	"github.com/storbench/storbench/internal/study"
 )
@@ -120,9 +121,9 @@ func sharedStorage(idle, p99 float64, waits map[string][2]float64) *metrics.Repo
 		sys.Summary.Waits = &metrics.Waits{Source: "fixture"}
 		for _, name := range []string{"nvme-c1", "nvme-c2"} {
 			w := waits[name]
-			sys.Summary.Waits.Roles = append(sys.Summary.Waits.Roles, metrics.RoleWaits{Server: name, Role: "client_backends", IntervalSeconds: 60,
+			sys.Summary.Waits.Roles = append(sys.Summary.Waits.Roles, metrics.RoleWaits{Server: name, Role: procrole.Clients, IntervalSeconds: 60,
 				Seconds: map[string]float64{metrics.WaitDataIO: w[0] / 2, metrics.WaitWAL: w[0] / 2, metrics.WaitCPU: w[1], metrics.WaitLock: 100 - w[0] - w[1]}},
-				metrics.RoleWaits{Server: name, Role: "checkpointer", IntervalSeconds: 60, Seconds: map[string]float64{metrics.WaitDataIO: 60}})
+				metrics.RoleWaits{Server: name, Role: procrole.Checkpointer, IntervalSeconds: 60, Seconds: map[string]float64{metrics.WaitDataIO: 60}})
 		}
 	}
 	return sys

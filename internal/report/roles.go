@@ -10,6 +10,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -17,7 +18,7 @@ import (
 // checkpointer, WAL writer, a backup…), beside the kernel's threads and other
 // processes, from the block layer, which adds up to what the disks did.
 
-const rolesSource = "the block layer (bpftrace on block:block_bio_queue): the bytes each task submitted to the sampled disks, summed per role of the server's processes; kernel_writeback (kworker threads, above all the flusher writing back pages any process dirtied: a checkpointer's pages written back by it count there, not under the checkpointer), filesystem_journal (jbd2), kernel_other and other_processes are rows of their own, so that the rows add up to the disks' writes; a run whose block layer was not traced has reads by role only (/proc/PID/io read_bytes); MB = 10^6 bytes"
+const rolesSource = "the block layer (bpftrace on block:block_bio_queue): the bytes each task submitted to the sampled disks, summed per role of the server's processes; " + procrole.KernelWriteback + " (kworker threads, above all the flusher writing back pages any process dirtied: a checkpointer's pages written back by it count there, not under the checkpointer), " + procrole.Journal + " (jbd2), " + procrole.KernelOther + " and " + procrole.OtherProcesses + " are rows of their own, so that the rows add up to the disks' writes; a run whose block layer was not traced has reads by role only (/proc/PID/io read_bytes); MB = 10^6 bytes"
 
 // The role tables' disk columns: a role's share of what the sampled disks read and
 // wrote over the same window. /proc/PID/io write_bytes, which counts pages dirtied,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 	"github.com/storbench/storbench/internal/study"
 )
 
@@ -24,16 +25,16 @@ func TestWhatWroteAtSecond40(t *testing.T) {
 	for sec := 1; sec <= 45; sec++ {
 		s := metrics.Sample{T: float64(sec), Seconds: 1, Database: &metrics.Database{},
 			Disks: []metrics.Disk{{Device: "sda", WriteMBps: 5}},
-			ProcessIO: []metrics.RoleIO{{Role: "client_backends", Source: "block", ReadMBps: ptr(2.0), WriteMBps: ptr(1.0)},
-				{Role: "checkpointer", Source: "block", ReadMBps: ptr(0.0), WriteMBps: ptr(0.0)}}}
+			ProcessIO: []metrics.RoleIO{{Role: procrole.Clients, Source: "block", ReadMBps: ptr(2.0), WriteMBps: ptr(1.0)},
+				{Role: procrole.Checkpointer, Source: "block", ReadMBps: ptr(0.0), WriteMBps: ptr(0.0)}}}
 		if sec == 40 {
 			s.ProcessIO[1].WriteMBps, s.Database.Checkpoints = ptr(80.0), 1
 		}
 		sys.Samples = append(sys.Samples, s)
 	}
 	pct := 62.0
-	sys.Summary.ProcessIO = []metrics.RoleTotal{{Role: "client_backends", Source: "block", ReadMBps: 2, WriteMBps: ptr(1.0)},
-		{Role: "checkpointer", Source: "block", WriteMBps: ptr(1.8), WritePctOfDisks: &pct}}
+	sys.Summary.ProcessIO = []metrics.RoleTotal{{Role: procrole.Clients, Source: "block", ReadMBps: 2, WriteMBps: ptr(1.0)},
+		{Role: procrole.Checkpointer, Source: "block", WriteMBps: ptr(1.8), WritePctOfDisks: &pct}}
 	r, err := Build(srcs, Options{Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestWhatWroteAtSecond40(t *testing.T) {
 			marks = append(marks, m.XAxis)
 		}
 	}
-	if at40["checkpointer"] != 80 || at40["client_backends"] != 1 || at40["disks' writes (diskstats)"] != 5 {
+	if at40[procrole.Checkpointer] != 80 || at40[procrole.Clients] != 1 || at40["disks' writes (diskstats)"] != 5 {
 		t.Errorf("writes at second 40: %v, want checkpointer 80, client_backends 1, disks 5", at40)
 	}
 	if !slices.Equal(marks, []float64{40}) {
@@ -90,7 +91,7 @@ func TestWhatWroteAtSecond40(t *testing.T) {
 	if table == nil {
 		t.Fatal("no role table in the user-sweep section")
 	}
-	if !slices.ContainsFunc(table.Rows, func(r []string) bool { return r[2] == "checkpointer" && r[5] == "1.80" && r[6] == "62" }) {
+	if !slices.ContainsFunc(table.Rows, func(r []string) bool { return r[2] == procrole.Checkpointer && r[5] == "1.80" && r[6] == "62" }) {
 		t.Errorf("role table rows %v lack the checkpointer's 1.80 MB/s written, 62%% of the disk's", table.Rows)
 	}
 }
@@ -104,9 +105,9 @@ func TestRoleWritesOfProcIO(t *testing.T) {
 	x.run(study.UserSweep, "sweep", "quick", "quick/sweep", 1, 1, figures{nopm: 1000, await: 0.2}, nil)
 	read, write := 92.0, 159.0
 	sys := x.steps[0].Run.System
-	sys.Summary.ProcessIO = []metrics.RoleTotal{{Role: "client_backends", ReadMBps: 14.16, WriteMBps: ptr(178.61),
+	sys.Summary.ProcessIO = []metrics.RoleTotal{{Role: procrole.Clients, ReadMBps: 14.16, WriteMBps: ptr(178.61),
 		ReadPctOfDisks: &read, WritePctOfDisks: &write}}
-	sys.Samples = []metrics.Sample{{T: 1, Seconds: 1, ProcessIO: []metrics.RoleIO{{Role: "client_backends", ReadMBps: ptr(14.16), WriteMBps: ptr(178.61)}}}}
+	sys.Samples = []metrics.Sample{{T: 1, Seconds: 1, ProcessIO: []metrics.RoleIO{{Role: procrole.Clients, ReadMBps: ptr(14.16), WriteMBps: ptr(178.61)}}}}
 	table := sweepRoleTable(sweeps([]*Source{x.source()}))
 	if table == nil || len(table.Rows) != 1 {
 		t.Fatalf("role table %+v, want the client backends' row", table)

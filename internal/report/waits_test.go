@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 // waitsReport is the fixture run with a wait profile: 4 users, from second 20 on
@@ -32,10 +33,10 @@ func waitsReport(t *testing.T) *Report {
 		sys.Samples = append(sys.Samples, metrics.Sample{T: float64(sec), Seconds: 1, Bottleneck: verdict,
 			Disks: []metrics.Disk{{Device: "sda", Roles: []string{"data"}, ReadIOPS: 100, WriteIOPS: 50, ReadMBps: 0.4, WriteMBps: 1, ReadAwaitMs: 0.2, WriteAwaitMs: 0.5}},
 			Waits: &metrics.Waits{Source: "pg_stat_activity sampled at 10 Hz",
-				Roles: []metrics.RoleWaits{{Role: "client_backends", Seconds: seconds, IntervalSeconds: 1}}}})
+				Roles: []metrics.RoleWaits{{Role: procrole.Clients, Seconds: seconds, IntervalSeconds: 1}}}})
 	}
 	sys.Summary.Waits = &metrics.Waits{Source: "pg_stat_activity sampled at 10 Hz",
-		Roles: []metrics.RoleWaits{{Role: "client_backends", Seconds: map[string]float64{metrics.WaitCPU: 70, metrics.WaitWAL: 30, metrics.WaitLock: 20}, IntervalSeconds: 30}}}
+		Roles: []metrics.RoleWaits{{Role: procrole.Clients, Seconds: map[string]float64{metrics.WaitCPU: 70, metrics.WaitWAL: 30, metrics.WaitLock: 20}, IntervalSeconds: 30}}}
 	r, err := Build(srcs, Options{Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)

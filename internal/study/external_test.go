@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/storbench/storbench/internal/procrole"
 	"github.com/storbench/storbench/internal/testsupport/pgtest"
 )
 
@@ -53,7 +54,7 @@ metrics:
 	for _, r := range steps[0].Run.System.Summary.ProcessIO {
 		roles[r.Role] = true
 	}
-	if !roles["client_backends"] {
+	if !roles[procrole.Clients] {
 		t.Errorf("no client backends among the roles sampled: %v (notes %q)", roles, steps[0].Notes)
 	}
 	// Before run and studies chose alike, the study sampled no disk of its own for it.

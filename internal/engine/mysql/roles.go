@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 //go:embed sql/pid_file.sql
@@ -21,29 +23,22 @@ var pidFileSQL string
 // threads (MariaDB 10.11: every thread is "mariadbd") has all its I/O under "other".
 type roles struct{}
 
-const (
-	roleConnections  = "connections"
-	rolePageCleaners = "page_cleaners"
-	roleLogWriter    = "log_writer"
-	roleIOThreads    = "io_threads"
-	roleOther        = "other"
-)
-
+// Roles implements engine.ProcessRoles: the connections first and "other" last, as it wants.
 func (roles) Roles() []string {
-	return []string{roleConnections, rolePageCleaners, roleLogWriter, roleIOThreads, roleOther}
+	return []string{procrole.Connections, procrole.PageCleaners, procrole.LogWriter, procrole.IOThreads, procrole.Other}
 }
 
 func (roles) ByThread() bool { return true }
 
 // threadRoles are thread names by prefix (a comm is at most 15 characters).
 var threadRoles = []struct{ prefix, role string }{
-	{"connection", roleConnections},
-	{"one_connection", roleConnections},
-	{"ib_pg_flush", rolePageCleaners},
-	{"page_cleaner", rolePageCleaners},
-	{"ib_log_", roleLogWriter},
-	{"log_writer", roleLogWriter},
-	{"ib_io_", roleIOThreads},
+	{"connection", procrole.Connections},
+	{"one_connection", procrole.Connections},
+	{"ib_pg_flush", procrole.PageCleaners},
+	{"page_cleaner", procrole.PageCleaners},
+	{"ib_log_", procrole.LogWriter},
+	{"log_writer", procrole.LogWriter},
+	{"ib_io_", procrole.IOThreads},
 }
 
 // Role implements engine.ProcessRoles. A thread may be renamed (a pooled thread
@@ -54,7 +49,7 @@ func (roles) Role(name string) (string, bool) {
 			return t.role, false
 		}
 	}
-	return roleOther, false
+	return procrole.Other, false
 }
 
 // ServerPID implements engine.ServerProcess: the process id in the server's pid

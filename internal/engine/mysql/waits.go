@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 //go:embed sql/wait_profile.sql
@@ -60,10 +61,10 @@ func (db *DB) WaitProfile(ctx context.Context) (engine.WaitProfile, error) {
 	}
 	// Statement time left after the timed waits is not all CPU (waitProfileMissing):
 	// other.
-	p := engine.WaitProfile{Roles: []string{roleConnections}, Source: waitProfileSource, Missing: waitProfileMissing,
-		Active: []engine.RoleClassSeconds{{Role: roleConnections, Seconds: picoseconds["statements"] / 1e12}}, Rest: engine.WaitOther}
+	p := engine.WaitProfile{Roles: []string{procrole.Connections}, Source: waitProfileSource, Missing: waitProfileMissing,
+		Active: []engine.RoleClassSeconds{{Role: procrole.Connections, Seconds: picoseconds["statements"] / 1e12}}, Rest: engine.WaitOther}
 	for class, s := range waited {
-		p.Seconds = append(p.Seconds, engine.RoleClassSeconds{Role: roleConnections, Class: class, Seconds: s})
+		p.Seconds = append(p.Seconds, engine.RoleClassSeconds{Role: procrole.Connections, Class: class, Seconds: s})
 	}
 	return p, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 var (
@@ -27,10 +28,10 @@ var (
 )
 
 const (
-	activitySource   = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server; timed ones include those skipped when idle); writes by role (whole server): pg_stat_bgwriter buffers_checkpoint (checkpointer), buffers_clean (bgwriter), buffers_backend (client_backends: backends and autovacuum workers) × block_size, the data-file pages each handed to the OS (the kernel writes them to disk later, once however often they were handed over), and wal_all_roles, pg_stat_wal wal_bytes, the WAL every role generated (the disk writes more: a WAL page again at each flush that ends in it)"
-	activity13Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_current_wal_lsn (whole server: WAL bytes as the advance of the WAL position, page headers included; PostgreSQL 13 has no pg_stat_wal, so WAL fsyncs are not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server); writes by role (whole server): pg_stat_bgwriter buffers_checkpoint (checkpointer), buffers_clean (bgwriter), buffers_backend (client_backends: backends and autovacuum workers) × block_size, the data-file pages each handed to the OS, and wal_all_roles, the advance of the WAL position"
-	activity17Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_checkpointer num_timed + num_requested (whole server; timed ones include those skipped when idle); writes by role (whole server): pg_stat_io writes × op_bytes of relations by backend_type (a relation extended is counted apart, as extends, not here), checkpointer, background writer (bgwriter) and every other process (client_backends), the data-file pages each handed to the OS, and wal_all_roles, pg_stat_wal wal_bytes, the WAL every role generated"
-	activity18Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes), pg_stat_io fsyncs of object wal (whole server: WAL fsyncs; data file writes not counted), pg_stat_checkpointer num_done (whole server: checkpoints performed); writes by role (whole server): pg_stat_io write_bytes of relations by backend_type (a relation extended is counted apart, as extend_bytes, not here), checkpointer, background writer (bgwriter) and every other process (client_backends), the data-file pages each handed to the OS, and wal_all_roles, pg_stat_wal wal_bytes, the WAL every role generated"
+	activitySource   = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server; timed ones include those skipped when idle); writes by role (whole server): pg_stat_bgwriter buffers_checkpoint (" + procrole.Checkpointer + "), buffers_clean (" + procrole.Bgwriter + "), buffers_backend (" + procrole.Clients + ": backends and autovacuum workers) × block_size, the data-file pages each handed to the OS (the kernel writes them to disk later, once however often they were handed over), and " + procrole.AllWAL + ", pg_stat_wal wal_bytes, the WAL every role generated (the disk writes more: a WAL page again at each flush that ends in it)"
+	activity13Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_current_wal_lsn (whole server: WAL bytes as the advance of the WAL position, page headers included; PostgreSQL 13 has no pg_stat_wal, so WAL fsyncs are not counted), pg_stat_bgwriter checkpoints_timed + checkpoints_req (whole server); writes by role (whole server): pg_stat_bgwriter buffers_checkpoint (" + procrole.Checkpointer + "), buffers_clean (" + procrole.Bgwriter + "), buffers_backend (" + procrole.Clients + ": backends and autovacuum workers) × block_size, the data-file pages each handed to the OS, and " + procrole.AllWAL + ", the advance of the WAL position"
+	activity17Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes, fsyncs = wal_sync; data file writes not counted), pg_stat_checkpointer num_timed + num_requested (whole server; timed ones include those skipped when idle); writes by role (whole server): pg_stat_io writes × op_bytes of relations by backend_type (a relation extended is counted apart, as extends, not here), checkpointer, background writer (" + procrole.Bgwriter + ") and every other process (" + procrole.Clients + "), the data-file pages each handed to the OS, and " + procrole.AllWAL + ", pg_stat_wal wal_bytes, the WAL every role generated"
+	activity18Source = "pg_stat_database (the benchmark database: commits, rollbacks, blocks, temp bytes), pg_stat_wal (whole server: WAL bytes), pg_stat_io fsyncs of object wal (whole server: WAL fsyncs; data file writes not counted), pg_stat_checkpointer num_done (whole server: checkpoints performed); writes by role (whole server): pg_stat_io write_bytes of relations by backend_type (a relation extended is counted apart, as extend_bytes, not here), checkpointer, background writer (" + procrole.Bgwriter + ") and every other process (" + procrole.Clients + "), the data-file pages each handed to the OS, and " + procrole.AllWAL + ", pg_stat_wal wal_bytes, the WAL every role generated"
 )
 
 // Activity implements engine.Observer. It reads on a connection of its own, so a
@@ -55,14 +56,14 @@ func (db *DB) Activity(ctx context.Context) (engine.Activity, error) {
 		}
 		a.Source = source + note
 		into := []any{&a.Commits, &a.Rollbacks, &a.BlocksRead, &a.BlocksHit, &a.TempBytes, &a.WALBytes, &a.Fsyncs, &a.Checkpoints}
-		a.Writes = []engine.RoleWrite{{Role: roleCheckpointer}, {Role: roleBgwriter}, {Role: roleClients}}
+		a.Writes = []engine.RoleWrite{{Role: procrole.Checkpointer}, {Role: procrole.Bgwriter}, {Role: procrole.Clients}}
 		for i := range a.Writes {
 			into = append(into, &a.Writes[i].Bytes)
 		}
 		if err := conn.QueryRow(ctx, query, db.cfg.Database).Scan(into...); err != nil {
 			return err
 		}
-		a.Writes = append(a.Writes, engine.RoleWrite{Role: roleWAL, Bytes: a.WALBytes})
+		a.Writes = append(a.Writes, engine.RoleWrite{Role: procrole.AllWAL, Bytes: a.WALBytes})
 		return nil
 	})
 	return a, err
@@ -83,9 +84,6 @@ func (db *DB) observe(ctx context.Context, f func(conn *pgx.Conn, note string) e
 	}
 	return f(db.observer, db.observerNote)
 }
-
-// roleWAL names, among the writes by role, the WAL that every role generated.
-const roleWAL = "wal_all_roles"
 
 // connectObserver connects to the server's maintenance database "postgres": each of
 // the sampler's queries is a transaction, and in the benchmark database it would

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 //go:embed sql/backend_pid.sql
@@ -16,20 +18,10 @@ var backendPIDSQL string
 // checkpointer", "postgres: tpcc tpcc 127.0.0.1(40000) idle").
 type roles struct{}
 
-// The roles, as the figures name them; "other" last, as engine.ProcessRoles wants.
-const (
-	roleClients      = "client_backends"
-	roleCheckpointer = "checkpointer"
-	roleBgwriter     = "bgwriter"
-	roleWALWriter    = "walwriter"
-	roleAutovacuum   = "autovacuum"
-	roleWALSender    = "walsender"
-	roleBackup       = "backup"
-	roleOther        = "other"
-)
-
+// Roles implements engine.ProcessRoles: the clients' first and "other" last, as it wants.
 func (roles) Roles() []string {
-	return []string{roleClients, roleCheckpointer, roleBgwriter, roleWALWriter, roleAutovacuum, roleWALSender, roleBackup, roleOther}
+	return []string{procrole.Clients, procrole.Checkpointer, procrole.Bgwriter, procrole.WALWriter, procrole.Autovacuum,
+		procrole.WALSender, procrole.Backup, procrole.Other}
 }
 
 func (roles) ByThread() bool { return false }
@@ -38,19 +30,19 @@ func (roles) ByThread() bool { return false }
 // by prefix; a title none of them starts is a client backend's ("user db host
 // state").
 var backgroundRoles = []struct{ prefix, role string }{
-	{"checkpointer", roleCheckpointer},
-	{"background writer", roleBgwriter},
-	{"walwriter", roleWALWriter},
-	{"autovacuum", roleAutovacuum}, // launcher and workers
-	{"parallel worker", roleClients},
-	{"logical replication", roleOther},
-	{"archiver", roleOther},
-	{"stats collector", roleOther},
-	{"logger", roleOther},
-	{"startup", roleOther},
-	{"walreceiver", roleOther},
-	{"walsummarizer", roleOther},
-	{"io worker", roleOther},
+	{"checkpointer", procrole.Checkpointer},
+	{"background writer", procrole.Bgwriter},
+	{"walwriter", procrole.WALWriter},
+	{"autovacuum", procrole.Autovacuum}, // launcher and workers
+	{"parallel worker", procrole.Clients},
+	{"logical replication", procrole.Other},
+	{"archiver", procrole.Other},
+	{"stats collector", procrole.Other},
+	{"logger", procrole.Other},
+	{"startup", procrole.Other},
+	{"walreceiver", procrole.Other},
+	{"walsummarizer", procrole.Other},
+	{"io worker", procrole.Other},
 }
 
 // Role implements engine.ProcessRoles. The postmaster's title is its command line
@@ -69,16 +61,16 @@ func (roles) Role(title string) (string, bool) {
 	// backup "pg_basebackup base backup"`, as seen in ps; others show the command).
 	if strings.HasPrefix(rest, "walsender") {
 		if strings.Contains(rest, "sending backup") || strings.Contains(rest, "BASE_BACKUP") {
-			return roleBackup, false
+			return procrole.Backup, false
 		}
-		return roleWALSender, false
+		return procrole.WALSender, false
 	}
 	for _, b := range backgroundRoles {
 		if strings.HasPrefix(rest, b.prefix) {
 			return b.role, true
 		}
 	}
-	return roleClients, true
+	return procrole.Clients, true
 }
 
 // ServerPID implements engine.ServerProcess: the postmaster is the parent of this

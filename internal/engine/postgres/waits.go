@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/procrole"
 )
 
 //go:embed sql/session_waits.sql
@@ -33,7 +34,7 @@ func (db *DB) SessionWaits(ctx context.Context) (engine.SessionWaits, error) {
 		var n int
 		_, err = pgx.ForEachRow(rows, []any{&backendType, &state, &eventType, &event, &n}, func() error {
 			role := roleOfBackend(backendType)
-			if class, active := waitClass(role, state, eventType, event); active && role != roleOther {
+			if class, active := waitClass(role, state, eventType, event); active && role != procrole.Other {
 				w.Sessions = append(w.Sessions, engine.SessionCount{Role: role, Class: class, N: n})
 			}
 			return nil
@@ -48,16 +49,16 @@ func (db *DB) SessionWaits(ctx context.Context) (engine.SessionWaits, error) {
 func roleOfBackend(backendType string) string {
 	switch backendType {
 	case "client backend":
-		return roleClients
+		return procrole.Clients
 	case "walsender":
-		return roleWALSender
+		return procrole.WALSender
 	}
 	for _, b := range backgroundRoles {
 		if strings.HasPrefix(backendType, b.prefix) {
 			return b.role
 		}
 	}
-	return roleOther
+	return procrole.Other
 }
 
 // waitClass is where PostgreSQL's wait events (docs/metrics.md lists the mapping)
@@ -69,7 +70,7 @@ func roleOfBackend(backendType string) string {
 // checkpointer's CheckpointerMain) or sleeps on purpose (Timeout:*, the spread
 // checkpoint's CheckpointWriteDelay, autovacuum's VacuumDelay).
 func waitClass(role, state, eventType, event string) (class string, active bool) {
-	if role != roleClients && (eventType == "Activity" || eventType == "Timeout") {
+	if role != procrole.Clients && (eventType == "Activity" || eventType == "Timeout") {
 		return "", false
 	}
 	if state == "idle" {
