@@ -544,3 +544,28 @@ func TestResolveLoopOnTmpfs(t *testing.T) {
 		t.Errorf("chain %q, note %q: want the loop's backing file and that tmpfs has no disk", p.Chain, p.Note)
 	}
 }
+
+// DeviceModel reads what the resolver's stack records of a whole disk: this machine's
+// disks under a temporary directory have the model their stack gives them, and a
+// disk the kernel has none for (a loop device, a name it does not know) has "".
+func TestDeviceModel(t *testing.T) {
+	p, err := NewResolver().Resolve(t.TempDir(), "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range p.Devices {
+		i := slices.IndexFunc(p.Stack, func(s DeviceInfo) bool { return s.Name == d.Name })
+		if i < 0 {
+			t.Fatalf("disk %s is not in the stack %+v", d.Name, p.Stack)
+		}
+		if got := DeviceModel(d.Name); got != p.Stack[i].Model {
+			t.Errorf("DeviceModel(%s) = %q, the stack says %q", d.Name, got, p.Stack[i].Model)
+		}
+	}
+	loop := looptest.Attach(t, 1<<20)
+	for _, name := range []string{loop.Name, "no-such-disk"} {
+		if got := DeviceModel(name); got != "" {
+			t.Errorf("DeviceModel(%s) = %q, want none", name, got)
+		}
+	}
+}
