@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -331,26 +332,41 @@ func (c *profileCollector) Collect(ctx context.Context, s *Sample) error {
 	if !primed {
 		return nil
 	}
+	// A counter that went back has no figure for this interval. All of them at once
+	// is a restart or a statistics reset; some only, a part of the sum that left it
+	// (MariaDB drops a user's performance_schema summary rows): the others still
+	// count, and the interval says what it is missing.
 	delta := map[roleClass]float64{}
+	went, of := 0, len(cur)+len(active)
 	for k, v := range cur {
-		d := v - prev[k]
-		if d < 0 {
-			return ErrCounterReset
+		if d := v - prev[k]; d >= 0 {
+			delta[k] = d
+		} else {
+			went++
 		}
-		delta[k] = d
 	}
 	// The rest of a role's active time: a statement's waits are counted as each
 	// ends, the statement when it ends, so an interval may hold a wait whose
 	// statement ends in the next one; the rest is then none, not negative.
 	for role, a := range active {
 		d := a - prevActive[role]
+		if d < 0 {
+			went++
+			continue
+		}
 		for _, class := range WaitClasses {
 			d -= delta[roleClass{role, class}]
 		}
 		delta[roleClass{role, p.Rest}] += max(d, 0)
 	}
+	if went > 0 && went == of {
+		return ErrCounterReset
+	}
 	w := waitProfile(c.server, p.Source, p.Roles, delta, seconds)
 	w.Missing = p.Missing
+	if went > 0 {
+		w.Missing = strings.TrimPrefix(w.Missing+"; ", "; ") + fmt.Sprintf("%d of the server's %d cumulative wait counters went back in this interval (part of their sum left it): they count nothing here", went, of)
+	}
 	addWaits(s, w)
 	return nil
 }
