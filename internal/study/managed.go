@@ -83,9 +83,9 @@ func (c *checker) managed(i int, t *Target) {
 	if c.doc.Has(p("cpus")) {
 		c.cpus(p("cpus"), t.CPUs)
 	}
-	// Whether this machine has the build, CheckMachine says.
-	if c.doc.Has(p("bindir")) && !filepath.IsAbs(t.BinDir) {
-		c.errf(p("bindir"), "bindir %q is not an absolute path", "give the directory of the server build's programs, e.g. /usr/lib/postgresql/17/bin", t.BinDir)
+	// As a path is checked; whether this machine has the build, CheckMachine says.
+	if c.doc.Has(p("bindir")) {
+		ownPath("bindir", t.BinDir)
 	}
 }
 
