@@ -21,6 +21,7 @@ import (
 // throttling the quota caused.
 func TestCgroupCPUOfABusyLoop(t *testing.T) {
 	group := cgrouptest.CPU(t, 50000, 100000)
+	group.Favour(t)
 	loop := exec.Command("sh", "-c", "read _; while :; do :; done")
 	loop.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := loop.StdinPipe()
@@ -65,8 +66,7 @@ func TestCgroupCPUOfABusyLoop(t *testing.T) {
 		t.Errorf("limit %g CPUs, want the quota's 0.5", g.LimitCPUs)
 	}
 	// A loop that wants a whole CPU runs out of a half-CPU quota in every period
-	// it gets its half in; on a busy machine other processes take some of its CPU
-	// time first (measured: 0.43 CPU used, 37% of the periods throttled).
+	// it gets its half in; favoured, it gets its half even on a busy machine.
 	if *g.ThrottledPct <= 0 || *g.ThrottledSeconds <= 0 {
 		t.Errorf("throttled in %.0f%% of the periods, %.3f s/s: want throttling", *g.ThrottledPct, *g.ThrottledSeconds)
 	}
