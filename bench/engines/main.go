@@ -2,6 +2,8 @@
 // the load time of one schema, then NOPM and the client's CPU per transaction at a
 // few user counts in each transaction mode the engine has, in one table. Each server
 // is a throwaway one in -dir (on the disk to measure), with durable commits.
+// -pg-bindirs measures several PostgreSQL builds instead of the default one, each
+// named by its version: the same run on each major (bench/versions.sh).
 package main
 
 import (
@@ -40,6 +42,8 @@ func run() error {
 	usersFlag := flag.String("users", "1,2,4,8", "user counts")
 	ramp := flag.Duration("ramp", 2*time.Second, "ramp-up per step")
 	duration := flag.Duration("duration", 10*time.Second, "timed window per step")
+	enginesFlag := flag.String("engines", "postgres,mariadb,sqlite", "engines to measure")
+	pgBinDirs := flag.String("pg-bindirs", "", "PostgreSQL bin directories, comma-separated (default: the one pg_config names)")
 	flag.Parse()
 	var users []int
 	for _, u := range strings.Split(*usersFlag, ",") {
@@ -59,7 +63,11 @@ func run() error {
 	}
 	defer os.RemoveAll(*dir)
 
-	targets, cleanup, err := servers(ctx, *dir)
+	var bins []string
+	if *pgBinDirs != "" {
+		bins = strings.Split(*pgBinDirs, ",")
+	}
+	targets, cleanup, err := servers(ctx, *dir, strings.Split(*enginesFlag, ","), bins)
 	defer cleanup()
 	if err != nil {
 		return err
@@ -104,47 +112,88 @@ func run() error {
 
 type target struct{ name, dsn string }
 
-// servers starts a throwaway PostgreSQL and MariaDB in dir and names an SQLite file
-// there; cleanup stops the servers.
-func servers(ctx context.Context, dir string) ([]target, func(), error) {
+// servers starts a throwaway server of each engine named in dir (a PostgreSQL of each
+// of pgBins, or of the default build when none), or names an SQLite file there;
+// cleanup stops the servers.
+func servers(ctx context.Context, dir string, engines, pgBins []string) ([]target, func(), error) {
 	var stops []func()
 	cleanup := func() {
 		for _, s := range stops {
 			s()
 		}
 	}
-	pg, err := pgserver.Start(ctx, pgserver.Options{Dir: filepath.Join(dir, "pg"),
-		Settings: map[string]string{"shared_buffers": "512MB", "max_connections": "100"}})
-	if err != nil {
-		return nil, cleanup, fmt.Errorf("start PostgreSQL: %w", err)
+	var targets []target
+	for _, e := range engines {
+		var t []target
+		var err error
+		switch e {
+		case "postgres":
+			t, err = postgresServers(ctx, dir, pgBins, &stops)
+		case "mariadb":
+			t, err = mariadbServer(ctx, dir, &stops)
+		case "sqlite":
+			if err = os.MkdirAll(filepath.Join(dir, "sqlite"), 0o755); err == nil {
+				t = []target{{"sqlite", "sqlite://" + filepath.Join(dir, "sqlite", "tpcc.db")}}
+			}
+		default:
+			err = fmt.Errorf("-engines: no engine %q (postgres, mariadb, sqlite)", e)
+		}
+		if err != nil {
+			return nil, cleanup, err
+		}
+		targets = append(targets, t...)
 	}
-	stops = append(stops, func() { pg.Stop(context.Background()) })
-	if err := pg.CreateDatabase(ctx, "tpcc"); err != nil {
-		return nil, cleanup, err
+	return targets, cleanup, nil
+}
+
+// postgresServers starts a PostgreSQL of each build in bins (the default build when
+// none), each named by its version when there are several.
+func postgresServers(ctx context.Context, dir string, bins []string, stops *[]func()) ([]target, error) {
+	if len(bins) == 0 {
+		bins = []string{""}
 	}
+	var targets []target
+	for i, bin := range bins {
+		pg, err := pgserver.Start(ctx, pgserver.Options{Dir: filepath.Join(dir, fmt.Sprintf("pg%d", i)), BinDir: bin,
+			Settings: map[string]string{"shared_buffers": "512MB", "max_connections": "100"}})
+		if err != nil {
+			return nil, fmt.Errorf("start PostgreSQL %s: %w", bin, err)
+		}
+		*stops = append(*stops, func() { pg.Stop(context.Background()) })
+		if err := pg.CreateDatabase(ctx, "tpcc"); err != nil {
+			return nil, err
+		}
+		name := "postgres"
+		if len(bins) > 1 {
+			v, err := pg.Version(ctx)
+			if err != nil {
+				return nil, err
+			}
+			name += " " + strings.TrimPrefix(v, "postgres (PostgreSQL) ")
+		}
+		targets = append(targets, target{name, pg.DSN("tpcc")})
+	}
+	return targets, nil
+}
+
+// mariadbServer starts a throwaway MariaDB with a database and a user for the run.
+func mariadbServer(ctx context.Context, dir string, stops *[]func()) ([]target, error) {
 	my, err := mariadbserver.Init(ctx, mariadbserver.Options{Dir: filepath.Join(dir, "mariadb"),
 		Settings: map[string]string{"innodb_buffer_pool_size": "512M", "innodb_log_file_size": "256M",
 			"innodb_flush_log_at_trx_commit": "1", "max_connections": "100"}})
 	if err != nil {
-		return nil, cleanup, fmt.Errorf("create MariaDB: %w", err)
+		return nil, fmt.Errorf("create MariaDB: %w", err)
 	}
-	stops = append(stops, func() { my.Stop(context.Background()) })
+	*stops = append(*stops, func() { my.Stop(context.Background()) })
 	if err := my.Start(ctx); err != nil {
-		return nil, cleanup, fmt.Errorf("start MariaDB: %w", err)
+		return nil, fmt.Errorf("start MariaDB: %w", err)
 	}
 	const password = "bench-only-password"
 	if err := my.CreateDatabase(ctx, "tpcc"); err != nil {
-		return nil, cleanup, err
+		return nil, err
 	}
 	if err := my.CreateUser(ctx, "storbench", password, "tpcc"); err != nil {
-		return nil, cleanup, err
+		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "sqlite"), 0o755); err != nil {
-		return nil, cleanup, err
-	}
-	return []target{
-		{"postgres", pg.DSN("tpcc")},
-		{"mariadb", my.URL("storbench", password, "tpcc")},
-		{"sqlite", "sqlite://" + filepath.Join(dir, "sqlite", "tpcc.db")},
-	}, cleanup, nil
+	return []target{{"mariadb", my.URL("storbench", password, "tpcc")}}, nil
 }

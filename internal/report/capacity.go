@@ -159,6 +159,9 @@ func (e *capacityExperiment) findings() []string {
 // compareCapacities is "B carries 2.4x the NOPM of A within SLO (41,200 vs 17,100)",
 // or why no winner is named.
 func compareCapacities(b, a capacitySearch, slo study.SLO) string {
+	pointB, pointA := capacityPoint(b), capacityPoint(a)
+	var stacks string
+	b.Name, a.Name, stacks = versioned(b.Name, a.Name, pointRelease(pointB), pointRelease(pointA))
 	vs := fmt.Sprintf("%s vs %s within %s", b.Name, a.Name, slo)
 	for _, s := range []capacitySearch{b, a} {
 		if why := unbracketed(s.Run); why != "" {
@@ -172,12 +175,12 @@ func compareCapacities(b, a capacitySearch, slo study.SLO) string {
 		return fmt.Sprintf("%s: %s; the searches' brackets overlap (%s passed %s TPM and failed %s, %s passed %s and failed %s): no winner named.",
 			vs, nopm, b.Name, num(pb, 0), num(fb, 0), a.Name, num(pa, 0), num(fa, 0))
 	}
-	limits, storageBound := limitedBy(b.Name, a.Name, capacityPoint(b), capacityPoint(a))
+	limits, storageBound := limitedBy(b.Name, a.Name, pointB, pointA)
 	if !storageBound {
 		return fmt.Sprintf("%s: %s%s: the difference does not measure the storage, no winner named.", vs, nopm, limits)
 	}
-	return fmt.Sprintf("%s carries %s the NOPM of %s within %s (%s vs %s, client counts)%s.", b.Name, ratio(cb.CapacityNOPM, ca.CapacityNOPM), a.Name, slo,
-		num(cb.CapacityNOPM, 0), num(ca.CapacityNOPM, 0), limits)
+	return fmt.Sprintf("%s carries %s the NOPM of %s within %s (%s vs %s, client counts)%s%s.", b.Name, ratio(cb.CapacityNOPM, ca.CapacityNOPM), a.Name, slo,
+		num(cb.CapacityNOPM, 0), num(ca.CapacityNOPM, 0), limits, stacks)
 }
 
 // unbracketed says why a search found no bracket of its capacity ("": it did).

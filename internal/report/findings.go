@@ -150,6 +150,7 @@ func (g *sweepGroup) findings() []string {
 // limited by its storage, the difference does not measure the storage and no winner
 // is named, however far apart the NOPM.
 func comparePoints(nameB, nameA string, b, a *Point, where string) string {
+	nameB, nameA, stacks := versioned(nameB, nameA, pointRelease(b), pointRelease(a))
 	latency := pointLatencies(b, a)
 	limits, storageBound := limitedBy(nameB, nameA, b, a)
 	if w := shortestWindow(a, b); w < driver.CounterWindow {
@@ -168,8 +169,8 @@ func comparePoints(nameB, nameA string, b, a *Point, where string) string {
 		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM is within the spread of the repeats%s%s: no winner named.",
 			nameB, nameA, where, stat(b.NOPMDB, 0), stat(a.NOPMDB, 0), latency, limits)
 	}
-	return fmt.Sprintf("%s delivers %s the NOPM of %s %s (%s vs %s)%s%s.",
-		nameB, ratio(b.NOPMDB.Mean, a.NOPMDB.Mean), nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits)
+	return fmt.Sprintf("%s delivers %s the NOPM of %s %s (%s vs %s)%s%s%s.",
+		nameB, ratio(b.NOPMDB.Mean, a.NOPMDB.Mean), nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits, stacks)
 }
 
 // limitedBy says what limited each side, from its runs' bottleneck verdicts, and
@@ -338,7 +339,9 @@ func seconds(d time.Duration) string {
 type transferExperiment struct {
 	Name    string
 	Configs []string
-	Runs    []transferRun
+	// Releases are the configurations' server releases, by index ("": not recorded).
+	Releases []string
+	Runs     []transferRun
 }
 
 func transferExperiments(srcs []*Source) []*transferExperiment {
@@ -357,6 +360,7 @@ func transferExperiments(srcs []*Source) []*transferExperiment {
 			e, cfg := out[k], qualified(srcs, src, configName(src, r.Step))
 			if !slices.Contains(e.Configs, cfg) {
 				e.Configs = append(e.Configs, cfg)
+				e.Releases = append(e.Releases, targetRelease(src, r.Step.Target))
 			}
 			e.Runs = append(e.Runs, transferRun{cfg, "backup", r.Step.Cycle, r.Backup}, transferRun{cfg, "restore", r.Step.Cycle, r.Restore})
 		}
@@ -390,15 +394,16 @@ func (e *transferExperiment) findings() []string {
 			out = append(out, fmt.Sprintf("%s: a %s takes %s s at %s MB/s (%s).", ref, what, stat(sa, 1), num(ra, 1), cyclesText(sa.N)))
 			continue
 		}
-		for _, cfg := range e.Configs[1:] {
+		for i, cfg := range e.Configs[1:] {
 			sb, rb := e.transferFigures(cfg, what)
+			nameB, nameA, stacks := versioned(cfg, ref, e.Releases[i+1], e.Releases[0])
 			if overlap(sb, sa) {
 				out = append(out, fmt.Sprintf("%s vs %s: a %s takes %s vs %s s, within the spread of the cycles: no winner named.",
-					cfg, ref, what, stat(sb, 1), stat(sa, 1)))
+					nameB, nameA, what, stat(sb, 1), stat(sa, 1)))
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s's %ss take %s the seconds of %s's (%s vs %s s, %s) at %s its MB/s (%s vs %s).",
-				cfg, what, ratio(sb.Mean, sa.Mean), ref, num(sb.Mean, 1), num(sa.Mean, 1), cyclesText(min(sa.N, sb.N)), ratio(rb, ra), num(rb, 1), num(ra, 1)))
+			out = append(out, fmt.Sprintf("%s's %ss take %s the seconds of %s's (%s vs %s s, %s) at %s its MB/s (%s vs %s)%s.",
+				nameB, what, ratio(sb.Mean, sa.Mean), nameA, num(sb.Mean, 1), num(sa.Mean, 1), cyclesText(min(sa.N, sb.N)), ratio(rb, ra), num(rb, 1), num(ra, 1), stacks))
 		}
 	}
 	return out

@@ -510,3 +510,42 @@ func TestTimelineSteadiness(t *testing.T) {
 		t.Errorf("an unsteady 30 s window's chart is not marked, or is drawn past its end:\n%s", option)
 	}
 }
+
+// TestFindingsNameServerVersions: the papers' old stack against the new one. Where
+// the compared targets ran different server releases, each is named with its own
+// and a winner is said to be the whole stack's; where they ran the same release,
+// nothing is added.
+func TestFindingsNameServerVersions(t *testing.T) {
+	var x fixture
+	x.run(study.UserSweep, "sweep", "old", "old/sweep", 4, 1, figures{nopm: 2000, p95: 6, await: 0.4, p99: 2}, nil)
+	x.run(study.UserSweep, "sweep", "new", "new/sweep", 4, 1, figures{nopm: 5000, p95: 3, await: 0.2, p99: 1}, nil)
+	x.run(study.UserSweep, "same", "new", "new/same", 4, 1, figures{nopm: 5000, p95: 3, await: 0.2, p99: 1}, nil)
+	x.run(study.UserSweep, "same", "new2", "new2/same", 4, 1, figures{nopm: 2500, p95: 3, await: 0.2, p99: 1}, nil)
+	x.backup("old", 1, 20, 40, 1e9)
+	x.backup("new", 1, 10, 20, 1e9)
+	versions := map[string]string{
+		"old":  "PostgreSQL 13.23 on x86_64-pc-linux-gnu, compiled by gcc (GCC) 8.5.0, 64-bit",
+		"new":  "PostgreSQL 17.10 on x86_64-pc-linux-gnu, compiled by gcc (GCC) 8.5.0, 64-bit",
+		"new2": "PostgreSQL 17.10 on x86_64-pc-linux-gnu, compiled by gcc (GCC) 8.5.0, 64-bit",
+	}
+	for i := range x.steps {
+		if r := x.steps[i].Run; r != nil {
+			r.Config.ServerVersion = versions[x.steps[i].Step.Target]
+		}
+	}
+	src := x.source()
+	src.Env = &study.Environment{}
+	for _, name := range []string{"old", "new", "new2"} {
+		src.Env.Targets = append(src.Env.Targets, study.TargetEnv{Name: name, ServerVersion: versions[name]})
+	}
+	got := findingsOf(t, src)
+	want := []string{
+		"sweep (user-sweep): new/sweep (PostgreSQL 17.10) delivers 2.5x the NOPM of old/sweep (PostgreSQL 13.23) at 4 users (5,000 vs 2,000); New-Order p95 3.00 vs 6.00 ms (0.5x), data disk average I/O 0.200 vs 0.400 ms (0.5x), p99 I/O 1.000 vs 2.000 ms (0.5x); what limited each side was not recorded; the servers differ (PostgreSQL 17.10 vs PostgreSQL 13.23), so this compares the stacks, not the storage alone.",
+		"same (user-sweep): new2/same delivers 0.5x the NOPM of new/same at 4 users (2,500 vs 5,000); New-Order p95 3.00 vs 3.00 ms (1x), data disk average I/O 0.200 vs 0.200 ms (1x), p99 I/O 1.000 vs 1.000 ms (1x); what limited each side was not recorded.",
+		"backup (backup and restore): new (PostgreSQL 17.10)'s backups take 0.5x the seconds of old (PostgreSQL 13.23)'s (10.0 vs 20.0 s, 1 cycle) at 2x its MB/s (100.0 vs 50.0); the servers differ (PostgreSQL 17.10 vs PostgreSQL 13.23), so this compares the stacks, not the storage alone.",
+		"backup (backup and restore): new (PostgreSQL 17.10)'s restores take 0.5x the seconds of old (PostgreSQL 13.23)'s (20.0 vs 40.0 s, 1 cycle) at 2x its MB/s (50.0 vs 25.0); the servers differ (PostgreSQL 17.10 vs PostgreSQL 13.23), so this compares the stacks, not the storage alone.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
