@@ -17,6 +17,7 @@ import (
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/instance"
+	"github.com/storbench/storbench/internal/live"
 	"github.com/storbench/storbench/internal/load"
 	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
@@ -91,6 +92,7 @@ func runCmd() *cobra.Command {
 	var dsn, jsonPath string
 	var cfg driver.Config
 	var mf metricsFlags
+	var lo live.Options
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Drive the database with virtual users (TPROC-C) and report TPM and NOPM",
@@ -109,6 +111,11 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 			if cfg.Seed == 0 {
 				cfg.Seed = uint64(time.Now().UnixNano())
 			}
+			srv, err := listen(c, lo)
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
 			p := newProgress(c.OutOrStdout())
 			cfg.Progress = p.run
 			var lease *instance.Lease
@@ -132,6 +139,9 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 					closeCSV = closeFile
 					return mon, nil
 				}}
+			if srv != nil {
+				point.Watch = srv.Point(live.RunTarget, cfg.Users)
+			}
 			out, runErr := measure.Run(c.Context(), point)
 			p.end()
 			res := out.Run
@@ -181,10 +191,20 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 	}
 	dsnFlag(c, &dsn)
 	cfg.AddFlags(c.Flags())
+	lo.AddFlags(c.Flags())
 	c.Flags().StringVar(&jsonPath, "json", "", "write the whole result as JSON to this file")
 	mf.register(c)
 	c.Flags().BoolVar(&mf.only, "metrics-only", false, "sample metrics for --duration without a workload (e.g. beside another tool); --dsn is optional and adds the database's counters")
 	return c
+}
+
+// listen starts the live endpoint --listen asks for (nil: none) and says where it is.
+func listen(c *cobra.Command, o live.Options) (*live.Server, error) {
+	srv, err := live.Listen(o, version)
+	if srv != nil {
+		fmt.Fprintf(c.OutOrStdout(), "live metrics at %s\n", srv.URL())
+	}
+	return srv, err
 }
 
 // jsonTarget is a --json file.

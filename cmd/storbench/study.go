@@ -3,6 +3,7 @@ package main
 import (
 	_ "embed"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/hammerdb"
 	"github.com/storbench/storbench/internal/input"
+	"github.com/storbench/storbench/internal/live"
 	"github.com/storbench/storbench/internal/outfile"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/study"
@@ -96,6 +99,7 @@ running anything. A file that does not parse is refused before the plan.`,
 func studyRunCmd() *cobra.Command {
 	var results string
 	var restart bool
+	var lo live.Options
 	c := &cobra.Command{
 		Use:   "run STUDY.yaml",
 		Short: "Run a study into a results store; run again to resume after the last stored step",
@@ -117,17 +121,23 @@ same file again resumes after the last stored step, unless --restart.`,
 			if err != nil {
 				return err
 			}
-			return runStudy(c, s, file, dir, restart)
+			return runStudy(c, s, file, dir, restart, lo)
 		},
 	}
 	c.Flags().StringVar(&results, "results", "", "results store directory (default results/NAME)")
 	c.Flags().BoolVar(&restart, "restart", false, "clear the stored steps and run the study from the start")
+	lo.AddFlags(c.Flags())
 	return c
 }
 
 // runStudy runs a study with a live view. The driver gets one CPU, as run's default:
 // on a box shared with the database more only costs the server CPU.
-func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, restart bool) error {
+func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, restart bool, lo live.Options) error {
+	srv, err := listen(c, lo)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
 	runtime.GOMAXPROCS(1)
 	out := c.OutOrStdout()
 	p := newProgress(out)
@@ -137,7 +147,10 @@ func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, res
 			sp.Step.Seq, sp.Of, sp.Step.Target, sp.Step.Users, t.Elapsed.Round(time.Second), t.Phase, t.TPM, t.NOPM,
 			sp.Remaining.Round(time.Second)), 10*time.Second)
 	}}
-	err := study.Run(c.Context(), s, file, results, opts)
+	if srv != nil {
+		opts.Watch = srv.Study()
+	}
+	err = study.Run(c.Context(), s, file, results, opts)
 	p.end()
 	if err != nil {
 		return err
@@ -157,7 +170,7 @@ func (w lineWriter) Write(b []byte) (int, error) {
 func resultsCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "results",
-		Short: "Read a study's results store: list, show, export --csv",
+		Short: "Read a study's results store: list, show, export --csv or --hammerdb",
 	}
 	list := &cobra.Command{
 		Use:   "list RESULTS_DIR",
@@ -187,45 +200,82 @@ func resultsCmd() *cobra.Command {
 			return study.WriteStep(c.OutOrStdout(), r)
 		},
 	}
-	var csvPath string
+	var csvPath, hammerdbPath string
 	export := &cobra.Command{
-		Use:   "export RESULTS_DIR --csv FILE",
-		Short: "One CSV row per stored step (per fio point), for spreadsheets",
+		Use:   "export SOURCE (--csv FILE | --hammerdb PATH)",
+		Short: "A study's steps as CSV rows (--csv); TPC-C runs as HammerDB job reports (--hammerdb: a run's JSON to a file, a study's steps to a directory)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if csvPath == "" {
-				return fmt.Errorf("%w: --csv FILE is required", input.ErrInvalid)
+			if csvPath == "" && hammerdbPath == "" {
+				return fmt.Errorf("%w: give --csv FILE (a study's steps as CSV) or --hammerdb PATH (HammerDB job reports)", input.ErrInvalid)
+			}
+			if st, err := os.Stat(args[0]); err == nil && !st.IsDir() {
+				if csvPath != "" {
+					return fmt.Errorf("%w: --csv exports a study's results store, and %s is a file: give the store's directory", input.ErrInvalid, args[0])
+				}
+				w, err := hammerdb.ExportRun(args[0], hammerdbPath, version)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "written to %s (HammerDB job report)\n", w.Path)
+				return nil
 			}
 			store, err := study.ReadStore(args[0])
 			if err != nil {
 				return err
 			}
-			f, err := outfile.Target{Path: csvPath, Flag: "--csv", Kind: study.ExportKind}.Create()
+			if csvPath != "" {
+				if err := exportCSV(c, store, csvPath); err != nil {
+					return err
+				}
+			}
+			if hammerdbPath == "" {
+				return nil
+			}
+			written, skipped, err := hammerdb.ExportStudy(store, hammerdbPath, version)
+			for _, s := range skipped {
+				fmt.Fprintf(c.OutOrStdout(), "note: %s is not exported: %s\n", s.Step, s.Why)
+			}
+			for _, w := range written {
+				fmt.Fprintf(c.OutOrStdout(), "%s: %s\n", w.Step, w.Path)
+			}
 			if err != nil {
 				return err
 			}
-			unreadable, err := study.ExportCSV(f, store)
-			if err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-			for _, u := range unreadable {
-				fmt.Fprintf(c.OutOrStdout(), "note: step %d is not exported: %s\n", u.Seq, u)
-			}
-			fmt.Fprintf(c.OutOrStdout(), "written to %s\n", csvPath)
+			fmt.Fprintf(c.OutOrStdout(), "%d HammerDB job reports written to %s\n", len(written), hammerdbPath)
 			return nil
 		},
 	}
-	export.Flags().StringVar(&csvPath, "csv", "", "CSV file to write")
+	export.Flags().StringVar(&csvPath, "csv", "", "CSV file to write (a study's results store)")
+	export.Flags().StringVar(&hammerdbPath, "hammerdb", "", "HammerDB job reports to write: a file for a run's JSON, a directory for a study's steps (docs/hammerdb-results.md)")
 	c.AddCommand(list, show, export)
 	return c
 }
 
+// exportCSV writes a store's steps as CSV rows to path (results export --csv).
+func exportCSV(c *cobra.Command, store *study.Store, path string) error {
+	f, err := outfile.Target{Path: path, Flag: "--csv", Kind: study.ExportKind}.Create()
+	if err != nil {
+		return err
+	}
+	unreadable, err := study.ExportCSV(f, store)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, u := range unreadable {
+		fmt.Fprintf(c.OutOrStdout(), "note: step %d is not exported: %s\n", u.Seq, u)
+	}
+	fmt.Fprintf(c.OutOrStdout(), "written to %s\n", path)
+	return nil
+}
+
 func quickCmd() *cobra.Command {
 	var q study.Quick
+	var lo live.Options
 	c := &cobra.Command{
 		Use:   "quick",
 		Short: "A small study in a few minutes: build, short user sweep, a storage profile, one backup/restore",
@@ -254,7 +304,7 @@ counters lag, and the report's findings name no winner).`,
 			}
 			// Each quick run measures afresh into the same store.
 			sources := []string{r.Results}
-			err = runStudy(c, r.Study, r.File, r.Results, true)
+			err = runStudy(c, r.Study, r.File, r.Results, true, lo)
 			// A failed profile after a measured study still gets the study's report.
 			var profileErr error
 			if err == nil {
@@ -284,5 +334,6 @@ counters lag, and the report's findings name no winner).`,
 		},
 	}
 	q.AddFlags(c.Flags())
+	lo.AddFlags(c.Flags())
 	return c
 }

@@ -67,6 +67,11 @@ type Tick struct {
 	TPM, NOPM   float64
 	NewOrderP95 time.Duration // over the last second
 	Errors      int64         // over the last second
+	// OfferedTPM is an open-loop run's arrivals over the last second, per minute.
+	OfferedTPM float64
+	// Buckets are each type's response times since the run began, by
+	// tpcc.Transaction; the driver's own, valid only during the call.
+	Buckets *[tpcc.NumTransactions]LatencyBuckets
 }
 
 // Phases of a run.
@@ -593,6 +598,8 @@ type sampler struct {
 	last   progressCounts
 	lastAt time.Time
 	iv     *hdrhistogram.Histogram
+	// buckets are the shards' latency buckets summed at the last sample.
+	buckets [tpcc.NumTransactions]LatencyBuckets
 	// lastArrivals are an open-loop run's schedule counts at the last sample.
 	lastArrivals scheduleCounts
 }
@@ -601,8 +608,9 @@ type sampler struct {
 func (s *sampler) sample(now time.Time) Second {
 	var cur progressCounts
 	s.iv.Reset()
+	s.buckets = [tpcc.NumTransactions]LatencyBuckets{}
 	for _, sh := range s.shards {
-		c := sh.snapshot(s.iv)
+		c := sh.snapshot(s.iv, &s.buckets)
 		cur.completed += c.completed
 		cur.newOrders += c.newOrders
 		cur.errors += c.errors
@@ -629,7 +637,8 @@ func (s *sampler) sample(now time.Time) Second {
 	}
 	if s.r.cfg.Progress != nil {
 		s.r.cfg.Progress(Tick{Elapsed: now.Sub(s.r.start), Phase: sec.Phase, TPM: sec.TPM, NOPM: sec.NOPM,
-			NewOrderP95: time.Duration(s.iv.ValueAtQuantile(95)) * time.Microsecond, Errors: sec.Errors})
+			NewOrderP95: time.Duration(s.iv.ValueAtQuantile(95)) * time.Microsecond, Errors: sec.Errors,
+			OfferedTPM: sec.OfferedTPM, Buckets: &s.buckets})
 	}
 	return sec
 }

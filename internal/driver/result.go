@@ -86,6 +86,16 @@ var ShortWindowMark = fmt.Sprintf("(window under %.0f s: database TPM indicative
 // ("…, as tpm_client").
 var clientStandIn = map[string]string{"tpm_db": "tpm_client", "nopm_db": "nopm_client"}
 
+// NotMeasured begins the source of a figure that was not measured (a result read
+// from another tool's report that has none): its value is 0 and means nothing, and
+// views show none.
+const NotMeasured = "not measured"
+
+// Measured tells whether a figure ("tpm_client", "timeline_nopm") was measured.
+func (r *Result) Measured(figure string) bool {
+	return !strings.HasPrefix(r.Sources[figure], NotMeasured)
+}
+
 // FromClient tells whether a database figure ("tpm_db", "nopm_db") is the client's
 // count standing in.
 func (r *Result) FromClient(figure string) bool {
@@ -129,6 +139,21 @@ type RunConfig struct {
 	// UntilSteadySeconds is Config.UntilSteady: the longest the window could run
 	// (0: it ran its duration).
 	UntilSteadySeconds float64 `json:"until_steady_s,omitempty"`
+}
+
+// Server is the product and release of the server the run was on, from its own
+// version string: "PostgreSQL 15.18 (Debian …) on x86_64…" is PostgreSQL 15.18,
+// "MariaDB 10.11.6-MariaDB-0+deb12u1" MariaDB 10.11.6; "" when none was recorded.
+func (c RunConfig) Server() (product, release string) {
+	f := strings.Fields(c.ServerVersion)
+	if len(f) == 0 {
+		return "", ""
+	}
+	if len(f) == 1 {
+		return f[0], ""
+	}
+	release, _, _ = strings.Cut(strings.TrimSuffix(f[1], ","), "-")
+	return f[0], release
 }
 
 // Transactions holds per-type statistics in the spec's order.
@@ -436,22 +461,28 @@ func (r *Result) ResponseAt(p float64, types ...tpcc.Transaction) (latency float
 	}
 	all := newHistogram()
 	for _, t := range types {
-		enc := r.Transactions.Of(t).Histogram
-		if enc == "" {
-			continue
-		}
-		b, err := base64.StdEncoding.DecodeString(enc)
+		h, err := r.Transactions.Of(t).Decode()
 		if err != nil {
 			return 0, false, fmt.Errorf("%s latency histogram: %w", t, err)
 		}
-		h, err := hdrhistogram.Decode(b)
-		if err != nil {
-			return 0, false, fmt.Errorf("%s latency histogram: %w", t, err)
+		if h != nil {
+			all.Merge(h)
 		}
-		all.Merge(h)
 	}
 	if all.TotalCount() == 0 {
 		return 0, false, nil
 	}
 	return float64(all.ValueAtQuantile(p)) / 1000, true, nil
+}
+
+// Decode is the latencies' histogram (µs); nil when the result holds none.
+func (l *Latencies) Decode() (*hdrhistogram.Histogram, error) {
+	if l.Histogram == "" {
+		return nil, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(l.Histogram)
+	if err != nil {
+		return nil, err
+	}
+	return hdrhistogram.Decode(b)
 }

@@ -34,6 +34,18 @@ type Point struct {
 	// Check runs the consistency conditions (but 3.3.2.11, which holds only until
 	// the first Delivery) after a run that completed.
 	Check bool
+	// Watch, when set, sees the point as it is measured (a live endpoint).
+	Watch Watcher
+}
+
+// Watcher sees a point as it is measured: each second of the driver's, each of the
+// sampler's samples, and the result with its verdict. Its methods run on the
+// driver's and the sampler's goroutines and must not keep what they are given.
+type Watcher interface {
+	Tick(driver.Tick)
+	Sample(*metrics.Sample)
+	// Done is called once, with the result (nil: nothing was measured).
+	Done(*driver.Result)
 }
 
 // Outcome is what measuring a point gave.
@@ -88,6 +100,9 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 				mon.JudgeEach(func(s *metrics.Sample) string {
 					return bottleneck.OfSample(s, cfg.Users).Short()
 				})
+				if p.Watch != nil {
+					mon.WatchEach(p.Watch.Sample)
+				}
 			}
 			return err
 		}
@@ -96,6 +111,16 @@ func Run(ctx context.Context, p Point) (Outcome, error) {
 				mon.Start(ctx, windowStart)
 			}
 		}
+	}
+	if p.Watch != nil {
+		progress := cfg.Progress
+		cfg.Progress = func(t driver.Tick) {
+			p.Watch.Tick(t)
+			if progress != nil {
+				progress(t)
+			}
+		}
+		defer func() { p.Watch.Done(out.Run) }()
 	}
 	cfg.Storage = engine.WatchStorageOf(ctx, db, u)
 	res, err := driver.Run(ctx, db, cfg)

@@ -292,6 +292,10 @@ func (m *Monitor) StreamCSV(w io.Writer) { m.sampler.sink = NewCSVWriter(w) }
 // bottleneck column), from Start on.
 func (m *Monitor) JudgeEach(judge func(*Sample) string) { m.sampler.judge = judge }
 
+// WatchEach hands each sample to watch as it is taken, from Start on (after
+// JudgeEach's judge); watch must not keep it.
+func (m *Monitor) WatchEach(watch func(*Sample)) { m.sampler.watch = watch }
+
 // Note adds something the report must say.
 func (m *Monitor) Note(note string) { m.sampler.Note("%s", note) }
 

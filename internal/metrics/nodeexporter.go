@@ -306,8 +306,7 @@ type nodeSample struct {
 }
 
 // parseTextMetrics reads Prometheus's text exposition format into samples by metric
-// name, with expfmt. (prometheus/common is held at v0.67: later versions import a
-// module the package proxy does not serve.)
+// name, with expfmt.
 func parseTextMetrics(body []byte) (map[string][]nodeSample, error) {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))

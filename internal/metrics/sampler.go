@@ -20,6 +20,8 @@ type Sampler struct {
 	sink       *CSVWriter
 	// judge names each sample's bottleneck before it is kept and streamed.
 	judge func(*Sample) string
+	// watch sees each sample once it is kept (a live endpoint).
+	watch func(*Sample)
 
 	mu      sync.Mutex
 	samples []Sample
@@ -179,6 +181,9 @@ func (s *Sampler) take(ctx context.Context, now time.Time, t float64) {
 	s.mu.Lock()
 	s.samples = append(s.samples, sample)
 	s.mu.Unlock()
+	if s.watch != nil {
+		s.watch(&sample)
+	}
 	if s.sink != nil {
 		missing, err := s.sink.Write(&sample)
 		if err != nil && !s.failed["csv"] {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/fio"
+	"github.com/storbench/storbench/internal/hammerdb"
 	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/study"
@@ -158,8 +159,9 @@ func unreadableProblem(err error) string {
 // per-second timeline and samples, as a study's step file does.
 var resultKind = infile.Kind{What: "results", Limit: infile.MeasuredLimit}
 
-// loadFile reads a run's JSON (storbench run --json) or a fio result
-// (storbench fio --json), telling them apart by their keys.
+// loadFile reads a run's JSON (storbench run --json), a fio result (storbench fio
+// --json) or a HammerDB job report (a TPROC-C run's, HammerDB's or storbench's),
+// telling them apart by their keys.
 func loadFile(path string) (*Source, error) {
 	b, err := resultKind.Read(path)
 	if err != nil {
@@ -173,6 +175,15 @@ func loadFile(path string) (*Source, error) {
 	switch {
 	case json.Unmarshal(b, &keys) != nil:
 		return nil, notAResult(path, nil)
+	case hammerdb.Is(b):
+		run, err := hammerdb.Read(b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: a HammerDB job report that %v", input.ErrInvalid, path, err)
+		}
+		judgeStored(run)
+		res.Run, res.Started, res.Ended = run, run.Start, run.End
+		step.Kind, step.Users, step.Repeat = kindRun, run.Config.Users, 1
+		src.Notes = append(src.Notes, fmt.Sprintf("%s: %s", label, strings.Join(run.Notes, "; ")))
 	case keys["tpm_db"] != nil:
 		var run driver.Result
 		if err := json.Unmarshal(b, &run); err != nil {

@@ -141,8 +141,8 @@ func pointOf(users int, steps []*study.StepResult) Point {
 	}
 	p.NOPMDB = always(func(r *driver.Result) float64 { return r.NOPMDB })
 	p.TPMDB = always(func(r *driver.Result) float64 { return r.TPMDB })
-	p.NOPMClient = always(func(r *driver.Result) float64 { return r.NOPMClient })
-	p.TPMClient = always(func(r *driver.Result) float64 { return r.TPMClient })
+	p.NOPMClient = collect(func(r *driver.Result) (float64, bool) { return r.NOPMClient, r.Measured("nopm_client") })
+	p.TPMClient = collect(func(r *driver.Result) (float64, bool) { return r.TPMClient, r.Measured("tpm_client") })
 	p.TPMPerUser = always(func(r *driver.Result) float64 { return r.TPMDB / float64(max(users, 1)) })
 	p.NewOrderP95 = always(func(r *driver.Result) float64 { return r.Transactions.NewOrder.P95Ms })
 	p.CPUIdle = collect(func(r *driver.Result) (float64, bool) {

@@ -21,7 +21,7 @@ func pointSteadiness(p *Point) string {
 	var unsteady []*study.StepResult
 	for _, st := range p.Steps {
 		switch v := st.Run.Steadiness; {
-		case v == nil:
+		case v == nil || v.NotJudged:
 			continue
 		case v.Unsteady():
 			unsteady = append(unsteady, st)

@@ -62,7 +62,16 @@ func runCharts(run *driver.Result, roles, waits bool) []Chart {
 		anyErrors = anyErrors || s.Errors > 0
 		anySkipped = anySkipped || s.Skipped > 0
 	}
-	series := []xySeries{{Name: "TPM (client)", X: t, Y: tpm}, {Name: "NOPM (client)", X: t, Y: nopm}}
+	// A run read from another tool's report has that tool's timeline, named by its
+	// source, without what it did not measure.
+	subtitle, tpmName := "storbench's client count per second × 60", "TPM (client)"
+	if src := run.Sources["timeline"]; src != "" {
+		subtitle, tpmName = src, "TPM"
+	}
+	series := []xySeries{{Name: tpmName, X: t, Y: tpm}}
+	if run.Measured("timeline_nopm") {
+		series = append(series, xySeries{Name: "NOPM (client)", X: t, Y: nopm})
+	}
 	if run.Rate != nil {
 		// Open loop: what arrived beside what was done; the gap is the backlog
 		// growing or the arrivals skipped.
@@ -86,7 +95,7 @@ func runCharts(run *driver.Result, roles, waits bool) []Chart {
 	if v := run.Steadiness; v != nil && run.UntilSteadyEnded != "" {
 		spans = append(slices.Clone(ramp), window{Name: "judged", Start: end - float64(v.Seconds), End: end})
 	}
-	throughput := lineChart("Throughput second by second", "storbench's client count per second × 60; shaded: ramp-up"+steadinessSubtitle(run), "s", "per minute", y2, series, spans)
+	throughput := lineChart("Throughput second by second", subtitle+"; shaded: ramp-up"+steadinessSubtitle(run), "s", "per minute", y2, series, spans)
 	disks, latency := diskCharts(within(run.System, end), ramp)
 	out := []Chart{throughput, disks, latency}
 	if roles {

@@ -3,14 +3,16 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/storbench/storbench/internal/driver"
 )
 
 // serverRelease cuts a server's own version string to its product and release:
-// "PostgreSQL 13.23 on x86_64-pc-linux-gnu, compiled by …" → "PostgreSQL 13.23",
-// "MariaDB 10.11.6-MariaDB-0+deb12u1" as it is.
+// "PostgreSQL 13.23 on x86_64-pc-linux-gnu, compiled by …" → "PostgreSQL 13.23"
+// (driver.RunConfig.Server).
 func serverRelease(version string) string {
-	f := strings.Fields(version)
-	return strings.Join(f[:min(2, len(f))], " ")
+	product, release := driver.RunConfig{ServerVersion: version}.Server()
+	return strings.TrimSpace(product + " " + release)
 }
 
 // pointRelease is the server release all of a point's runs ran on: "" when none

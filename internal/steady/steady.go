@@ -50,16 +50,20 @@ type Verdict struct {
 	// judge (then neither steady nor unsteady).
 	Steady   bool `json:"steady"`
 	TooShort bool `json:"too_short,omitempty"`
+	// NotJudged: the throughput was not counted second by second (another tool's
+	// timeline, sampled every 10 s), so the rule cannot be applied: neither steady
+	// nor unsteady.
+	NotJudged bool `json:"not_judged,omitempty"`
 	// Why gives the figures and their limits, or why the window was not judged.
 	Why string `json:"why"`
 }
 
 // Unsteady tells whether v judged the window unsteady (a window too short to judge,
 // or no verdict, is not).
-func (v *Verdict) Unsteady() bool { return v != nil && !v.Steady && !v.TooShort }
+func (v *Verdict) Unsteady() bool { return v != nil && !v.Steady && !v.TooShort && !v.NotJudged }
 
 // Label is the verdict in a few words, for a table cell or a step's line: "steady",
-// "UNSTEADY (slope -18%/min)", "UNSTEADY (CV 41%)", "too short to judge".
+// "UNSTEADY (slope -18%/min)", "UNSTEADY (CV 41%)", "too short to judge", "not judged".
 // String adds Why.
 func (v *Verdict) Label() string {
 	switch {
@@ -67,6 +71,8 @@ func (v *Verdict) Label() string {
 		return ""
 	case v.TooShort:
 		return "too short to judge"
+	case v.NotJudged:
+		return "not judged"
 	case v.Steady:
 		return "steady"
 	}

@@ -283,7 +283,7 @@ func (r *runner) capacity(ctx context.Context, t *target, step Step, res *StepRe
 		at.Rate = rate
 		cfg := r.driverConfig(at)
 		r.showProgress(step, &cfg, time.Duration(c.MaxProbes-len(c.Probes)-1)*probe)
-		out, err := r.measure(ctx, t, cfg, false)
+		out, err := r.measure(ctx, t, step, cfg, false)
 		if err != nil {
 			return err
 		}

@@ -32,8 +32,30 @@ type Options struct {
 	Log io.Writer
 	// Progress, when set, is told of a run step's every second.
 	Progress func(Progress)
+	// Watch, when set, sees the study as it runs (a live endpoint).
+	Watch Watcher
 	// afterStep is called after each stored step; tests interrupt a study there.
 	afterStep func(Step)
+}
+
+// Watcher sees a study as it runs. Its methods run on the study's goroutine.
+type Watcher interface {
+	// Step is told when a step begins and when it ends.
+	Step(StepState)
+	// Point watches a TPC-C point of the step (each of a capacity search's probes
+	// too); nil: none.
+	Point(Step) measure.Watcher
+}
+
+// StepState is where a study stands when a step begins or ends.
+type StepState struct {
+	Step Step
+	// Of is the study's number of steps; Stored how many of them are stored.
+	Of, Stored int
+	// Remaining estimates the time of the steps not yet done.
+	Remaining time.Duration
+	// Ended: the step is over, Failed: it failed.
+	Ended, Failed bool
 }
 
 // Progress is the live state of a study during a run step.
@@ -100,6 +122,7 @@ func Run(ctx context.Context, s *Study, file []byte, dir string, opts Options) e
 
 func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 	var failed []string
+	stored := len(done)
 	for i, step := range r.steps {
 		if done[step.ID] {
 			continue
@@ -108,8 +131,13 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 			return r.interrupted(step, err)
 		}
 		fmt.Fprintf(r.opts.Log, "step %d/%d %s: about %s to go\n", step.Seq, len(r.steps), step.ID, r.remainingFrom(i).Round(time.Second))
+		r.tellStep(StepState{Step: step, Of: len(r.steps), Stored: stored, Remaining: r.remainingFrom(i)})
 		res := &StepResult{Step: step, Started: time.Now()}
 		err := r.runStep(ctx, step, res)
+		if err == nil {
+			stored++
+		}
+		r.tellStep(StepState{Step: step, Of: len(r.steps), Stored: stored, Remaining: r.remainingFrom(i + 1), Ended: true, Failed: err != nil})
 		// A kind that restored more than once (a capacity search's probes) said so.
 		if t := r.targets[step.Target]; t != nil && res.RestoreSeconds == 0 {
 			res.RestoreSeconds = t.restoreSeconds
@@ -150,6 +178,13 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 	}
 	fmt.Fprintf(r.opts.Log, "study %s: all %d steps stored in %s\n", r.study.Name, len(r.steps), r.store.Dir)
 	return nil
+}
+
+// tellStep tells Options.Watch where the study stands.
+func (r *runner) tellStep(st StepState) {
+	if r.opts.Watch != nil {
+		r.opts.Watch.Step(st)
+	}
 }
 
 // interrupted says what an interruption kept and how to go on, in one line (the
@@ -207,7 +242,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 	}
 	cfg := r.driverConfig(step)
 	r.showProgress(step, &cfg, 0)
-	out, err := r.measure(ctx, t, cfg, true)
+	out, err := r.measure(ctx, t, step, cfg, true)
 	// Interrupted inside the window, the part that ran is kept (stored apart, and the
 	// step is run again on resume).
 	run := out.Run
@@ -268,8 +303,12 @@ func (r *runner) showProgress(step Step, cfg *driver.Config, after time.Duration
 
 // measure runs the driver on the target with its sampler (and, with check, the
 // consistency conditions after it).
-func (r *runner) measure(ctx context.Context, t *target, cfg driver.Config, check bool) (measure.Outcome, error) {
-	return measure.Run(ctx, measure.Point{DSN: t.dsn, Driver: cfg, Version: r.opts.Version, Check: check,
+func (r *runner) measure(ctx context.Context, t *target, step Step, cfg driver.Config, check bool) (measure.Outcome, error) {
+	var watch measure.Watcher
+	if r.opts.Watch != nil {
+		watch = r.opts.Watch.Point(step)
+	}
+	return measure.Run(ctx, measure.Point{DSN: t.dsn, Driver: cfg, Version: r.opts.Version, Check: check, Watch: watch,
 		Prepare: func(ctx context.Context, db engine.Database, _ dburl.URL) (*metrics.Monitor, error) {
 			return metrics.New(ctx, r.metricsConfig(ctx, t, db))
 		}})
