@@ -2,10 +2,10 @@
 # What --listen costs the driver: client CPU per completed transaction (the storbench
 # process's own getrusage over the timed window ÷ the transactions completed in it,
 # the result's us_per_txn) without and with --listen, the endpoint scraped every
-# second, in alternating pairs on one throwaway PostgreSQL (4 warehouses, procedures
-# mode, the client sharing the cores with the server). The endpoint's own work (the
-# per-second histogram folding and each scrape) is in the storbench process, so it is
-# in the figure.
+# second, in pairs (their order alternating) on one throwaway PostgreSQL (4
+# warehouses, procedures mode, the client sharing the cores with the server). The
+# endpoint's own work (setting its figures each second and sample, and each scrape)
+# is in the storbench process, so it is in the figure.
 # Usage: bash bench/listen.sh [pairs, default 4] [seconds per run, default 20] [users, default 4]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +27,11 @@ scraper=$!
 echo "== client µs per transaction, ${USERS} users, ${DUR} s windows, ${PAIRS} pairs (without, with --listen scraped every second)"
 printf "   %4s %14s %14s %12s %12s %8s\n" pair without_us with_us without_tpm with_tpm load1
 for i in $(seq "$PAIRS"); do
-  for listen in no yes; do
+  # Each pair's order alternates: the second run of a pair finds more rows and
+  # another point of the checkpoint cycle.
+  order="no yes"
+  [ $((i % 2)) = 0 ] && order="yes no"
+  for listen in $order; do
     args=(run --dsn "$DSN" --users "$USERS" --ramp 3s --duration "${DUR}s" --json "$work/$listen-$i.json" --io-latency off)
     [ "$listen" = yes ] && args+=(--listen "$port")
     "$SB" "${args[@]}" >/dev/null

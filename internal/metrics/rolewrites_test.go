@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func tpccWindow(t *testing.T, dsn, dir, ioLatency string, then func()) *metrics.
 	if _, err := load.Build(ctx, db, load.Options{Warehouses: 1, Workers: 2, Seed: 1, Version: "test"}); err != nil {
 		t.Fatalf("build: %v", err)
 	}
+	settled(t, db)
 	mon := roleMonitor(t, dsn, dir, time.Second, ioLatency)
 	origin := time.Now()
 	mon.Start(ctx, origin)
@@ -49,6 +51,31 @@ func tpccWindow(t *testing.T, dsn, dir, ioLatency string, then func()) *metrics.
 		then()
 	}
 	return mon.Stop(ctx, 0, time.Since(origin).Seconds())
+}
+
+// settled waits until the database's own write counts have taken in the build (its
+// closing CHECKPOINT): PostgreSQL before 15 publishes them through its statistics
+// collector, up to half a second late, and a window opened at once counted the
+// build's checkpoint as its own (PostgreSQL 14: 159 MB by the checkpointer, twice
+// the 78 MB the other majors counted, more than the disk wrote).
+func settled(t *testing.T, db engine.Database) {
+	t.Helper()
+	obs, ok := db.(engine.Observer)
+	if !ok {
+		return
+	}
+	var last []engine.RoleWrite
+	for stable, deadline := 0, time.Now().Add(10*time.Second); stable < 5 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		a, err := obs.Activity(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(a.Writes, last) {
+			stable++
+		} else {
+			stable, last = 0, a.Writes
+		}
+	}
 }
 
 // postgresWindow is tpccWindow on a PostgreSQL of the test's own, with a CHECKPOINT
@@ -196,8 +223,16 @@ func writesWithoutTracing(t *testing.T, bin string) {
 	if roles[procrole.AllWAL] <= 0 || roles[procrole.Checkpointer] <= 0 {
 		t.Errorf("no WAL or no checkpointer's pages counted under TPC-C with a CHECKPOINT")
 	}
-	if data := roles[procrole.Checkpointer] + roles[procrole.Bgwriter] + roles[procrole.Clients]; data+roles[procrole.AllWAL] > diskMB*(1+roleWritesTolerance/100.0) {
+	data := roles[procrole.Checkpointer] + roles[procrole.Bgwriter] + roles[procrole.Clients]
+	if data+roles[procrole.AllWAL] > diskMB*(1+roleWritesTolerance/100.0) {
 		t.Errorf("the database counts %.2f MB of data pages and WAL, more than the disk's %.2f MB", data+roles[procrole.AllWAL], diskMB)
+	}
+	// The rest of the disk's writes are the WAL pages rewritten at each commit and
+	// the filesystem's journal: the counts were 72-76% of the disk's on PostgreSQL
+	// 13 to 18. Under half, a source counts pages as something else (a view's
+	// writes not times its op_bytes, a moved counter read as 0).
+	if data+roles[procrole.AllWAL] < diskMB/2 {
+		t.Errorf("the database counts %.2f MB of data pages and WAL, under half the disk's %.2f MB", data+roles[procrole.AllWAL], diskMB)
 	}
 	if src := r.Sources["database"]; src == "" {
 		t.Error("no source label for the database's figures")

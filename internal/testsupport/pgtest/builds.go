@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/storbench/storbench/internal/instance/postgres/pgserver"
@@ -28,10 +29,11 @@ func BundlesDir() string {
 	return "/var/cache/storbench/pg"
 }
 
-// Builds are the machine's own build (pgserver.BinDir) and every bundle of another
-// major (BundlesDir) whose postgres runs, by major, for a test to run against each.
-// Without the machine's, the test is skipped; a bundle missing is logged: .ci/pgbundles
-// fetches them.
+// Builds are the machine's own build (pgserver.BinDir) and the bundles of the
+// majors to test (BundlesDir), by major, for a test to run against each: 13, 17 and
+// 18, or those $STORBENCH_PG_MAJORS lists ("13,14,16,17,18": every major
+// .ci/pgbundles pins). Without the machine's, the test is skipped; a bundle missing
+// is logged: .ci/pgbundles fetches them.
 func Builds(t testing.TB) []Build {
 	t.Helper()
 	if testing.Short() {
@@ -42,7 +44,7 @@ func Builds(t testing.TB) []Build {
 		t.Skipf("no PostgreSQL here: %v", err)
 	}
 	builds := []Build{{majorOf(t, own), own}}
-	for _, major := range []int{13, 17, 18} {
+	for _, major := range majorsToTest(t) {
 		bin := filepath.Join(BundlesDir(), strconv.Itoa(major), "bin")
 		if slices.ContainsFunc(builds, func(b Build) bool { return b.Major == major }) {
 			continue
@@ -62,6 +64,23 @@ func Builds(t testing.TB) []Build {
 var versionLine = regexp.MustCompile(`\(PostgreSQL\) (\d+)`)
 
 // majorOf is the major version of the postgres in bin.
+// majorsToTest are the other majors a test runs against ($STORBENCH_PG_MAJORS).
+func majorsToTest(t testing.TB) []int {
+	list := os.Getenv("STORBENCH_PG_MAJORS")
+	if list == "" {
+		return []int{13, 17, 18}
+	}
+	var majors []int
+	for _, f := range strings.Split(list, ",") {
+		m, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			t.Fatalf("STORBENCH_PG_MAJORS=%q: give majors like 13,14,16,17,18", list)
+		}
+		majors = append(majors, m)
+	}
+	return majors
+}
+
 func majorOf(t testing.TB, bin string) int {
 	t.Helper()
 	out, err := exec.Command(filepath.Join(bin, "postgres"), "--version").Output()
