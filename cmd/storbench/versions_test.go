@@ -109,11 +109,16 @@ experiments:
 		}
 	}
 
-	results, _ := runStudyFile(t, study(sweep))
+	results, out := runStudyFile(t, study(sweep))
 	page := reportPage(t, results)
+	_, list, _ := storbench(t, "results", "list", results)
 	for _, b := range []pgtest.Build{old, cur} {
 		if !strings.Contains(page, fmt.Sprintf("PostgreSQL) %d.", b.Major)) {
 			t.Errorf("the report does not name PostgreSQL %d", b.Major)
+		}
+		// Each step says what it ran on, as it runs and in the store's list.
+		if on := fmt.Sprintf(", on PostgreSQL %d.", b.Major); !strings.Contains(out, on) || !strings.Contains(list, on) {
+			t.Errorf("the study's step lines or results list do not say %q:\n%s\n%s", on, out, list)
 		}
 	}
 }

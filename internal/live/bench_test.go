@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
+	"github.com/storbench/storbench/internal/measure"
 	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/tpcc"
 )
@@ -14,12 +15,7 @@ import (
 // BenchmarkScrape is one scrape of an endpoint holding a run's figures, the GET's
 // client side included (docs/benchmarks.md, "Live endpoint").
 func BenchmarkScrape(b *testing.B) {
-	s, err := Listen(Options{Listen: "127.0.0.1:0"}, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	w := s.Point(RunTarget, 4)
+	s, w := benchPoint(b)
 	var buckets [tpcc.NumTransactions]driver.LatencyBuckets
 	for i := range buckets {
 		buckets[i].Counts[3] = 100
@@ -40,16 +36,22 @@ func BenchmarkScrape(b *testing.B) {
 
 // BenchmarkTick is what a driver second costs the endpoint.
 func BenchmarkTick(b *testing.B) {
-	s, err := Listen(Options{Listen: "127.0.0.1:0"}, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	w := s.Point(RunTarget, 4)
+	_, w := benchPoint(b)
 	var buckets [tpcc.NumTransactions]driver.LatencyBuckets
 	b.ReportAllocs()
 	for b.Loop() {
 		buckets[tpcc.NewOrder].Counts[3]++
 		w.Tick(driver.Tick{Elapsed: time.Second, Phase: driver.PhaseTimed, TPM: 1, Buckets: &buckets})
 	}
+}
+
+// benchPoint is an endpoint on a free loopback port, closed when the benchmark
+// ends, and a run's watcher of it.
+func benchPoint(b *testing.B) (*Server, measure.Watcher) {
+	s, err := Listen(Options{Listen: "127.0.0.1:0"}, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s, s.Point(RunTarget, 4)
 }

@@ -85,6 +85,16 @@ func windowPart(run *driver.Result) string {
 	return ", window " + strings.Join(parts, ", ")
 }
 
+// serverPart names the server a run measured, where it was recorded: ", on
+// PostgreSQL 13.23".
+func serverPart(run *driver.Result) string {
+	product, release := run.Config.Server()
+	if product == "" {
+		return ""
+	}
+	return ", on " + strings.TrimSpace(product+" "+release)
+}
+
 // headline is a step's one-line summary.
 func headline(r *StepResult) string {
 	switch {
@@ -96,7 +106,7 @@ func headline(r *StepResult) string {
 		if v := r.Run.Bottleneck; v != nil {
 			line += ", bottleneck " + v.Detail
 		}
-		return line
+		return line + serverPart(r.Run)
 	case len(r.Fio) > 0 && len(r.Fio[0].Points) > 0:
 		p := r.Fio[0].Points[0]
 		return fmt.Sprintf("%s: %.0f IOPS %.1f MB/s (first of %d points)", p.Name, p.IOPS, p.MBps, len(r.Fio[0].Points))

@@ -268,7 +268,7 @@ func (r *runner) tpcc(ctx context.Context, t *target, step Step, res *StepResult
 		res.Checks = nil
 		return err
 	}
-	fmt.Fprintf(r.opts.Log, "  %s users %d rep %d: %s\n", step.Target, step.Users, step.Repeat, runLine(run))
+	fmt.Fprintf(r.opts.Log, "  %s users %d rep %d: %s%s\n", step.Target, step.Users, step.Repeat, runLine(run), serverPart(run))
 	if len(failed) > 0 {
 		fmt.Fprintf(r.opts.Log, "  consistency conditions FAILED after this step: %s (storbench results show %s %d)\n",
 			strings.Join(failed, ", "), r.store.Dir, step.Seq)
