@@ -16,6 +16,7 @@ import (
 	"github.com/storbench/storbench/internal/dburl"
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/input"
 	"github.com/storbench/storbench/internal/instance"
 	"github.com/storbench/storbench/internal/live"
 	"github.com/storbench/storbench/internal/load"
@@ -103,6 +104,9 @@ database's own counters (HammerDB-compatible) and storbench's client count.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if mf.only {
+				if lo.Listen != "" {
+					return fmt.Errorf("%w: --listen serves a run's figures, and --metrics-only runs none: leave one out", input.ErrInvalid)
+				}
 				return runMetricsOnly(c, &mf, dsn, jsonPath, cfg.Duration)
 			}
 			if err := mf.checkOutputs(jsonPath); err != nil {

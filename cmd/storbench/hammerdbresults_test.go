@@ -14,12 +14,12 @@ import (
 const hammerdbTestdata = "../../internal/hammerdb/testdata"
 
 // validHammerDB validates a file against HammerDB's published v1 schema alone, as
-// published (the test data's copy), with the JSON Schema library: what the export
+// published (the package's copy, schema/), with the JSON Schema library: what the export
 // writes is HammerDB's format, not only storbench's reading of it.
 func validHammerDB(t *testing.T, path string) {
 	t.Helper()
 	c := jsonschema.NewCompiler()
-	s, err := c.Compile(hammerdbTestdata + "/hammerdb-job-report-v1.schema.json")
+	s, err := c.Compile("../../internal/hammerdb/schema/hammerdb-job-report-v1.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}

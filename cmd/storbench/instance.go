@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/storbench/storbench/internal/driver"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -148,12 +149,10 @@ and so its version, per instance (a standby takes its primary's); instance list 
 }
 
 // releaseOf is the release number in a server's version line ("postgres (PostgreSQL)
-// 17.10" → 17.10, "mariadbd Ver 10.11.14-MariaDB-0+deb12u2 …" → 10.11.14-MariaDB-0+deb12u2).
+// 17.10" → 17.10, "mariadbd Ver 10.11.14-MariaDB-0+deb12u2 …" → 10.11.14; driver.RunConfig.Server).
 func releaseOf(version string) string {
-	for _, f := range strings.Fields(version) {
-		if f[0] >= '0' && f[0] <= '9' {
-			return strings.TrimSuffix(f, ",")
-		}
+	if _, release := (driver.RunConfig{ServerVersion: version}).Server(); release != "" {
+		return release
 	}
 	return version
 }

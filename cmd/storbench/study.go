@@ -121,7 +121,12 @@ same file again resumes after the last stored step, unless --restart.`,
 			if err != nil {
 				return err
 			}
-			return runStudy(c, s, file, dir, restart, lo)
+			srv, err := listen(c, lo)
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			return runStudy(c, s, file, dir, restart, srv)
 		},
 	}
 	c.Flags().StringVar(&results, "results", "", "results store directory (default results/NAME)")
@@ -132,12 +137,7 @@ same file again resumes after the last stored step, unless --restart.`,
 
 // runStudy runs a study with a live view. The driver gets one CPU, as run's default:
 // on a box shared with the database more only costs the server CPU.
-func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, restart bool, lo live.Options) error {
-	srv, err := listen(c, lo)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
+func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, restart bool, srv *live.Server) error {
 	runtime.GOMAXPROCS(1)
 	out := c.OutOrStdout()
 	p := newProgress(out)
@@ -150,7 +150,7 @@ func runStudy(c *cobra.Command, s *study.Study, file []byte, results string, res
 	if srv != nil {
 		opts.Watch = srv.Study()
 	}
-	err = study.Run(c.Context(), s, file, results, opts)
+	err := study.Run(c.Context(), s, file, results, opts)
 	p.end()
 	if err != nil {
 		return err
@@ -213,7 +213,7 @@ func resultsCmd() *cobra.Command {
 				if csvPath != "" {
 					return fmt.Errorf("%w: --csv exports a study's results store, and %s is a file: give the store's directory", input.ErrInvalid, args[0])
 				}
-				w, err := hammerdb.ExportRun(args[0], hammerdbPath, version)
+				w, err := hammerdb.ExportRun(args[0], outfile.Target{Path: hammerdbPath, Flag: "--hammerdb"}, version)
 				if err != nil {
 					return err
 				}
@@ -232,7 +232,7 @@ func resultsCmd() *cobra.Command {
 			if hammerdbPath == "" {
 				return nil
 			}
-			written, skipped, err := hammerdb.ExportStudy(store, hammerdbPath, version)
+			written, skipped, err := hammerdb.ExportStudy(store, outfile.Target{Path: hammerdbPath, Flag: "--hammerdb"}, version)
 			for _, s := range skipped {
 				fmt.Fprintf(c.OutOrStdout(), "note: %s is not exported: %s\n", s.Step, s.Why)
 			}
@@ -298,13 +298,19 @@ counters lag, and the report's findings name no winner).`,
 				return err
 			}
 			reportFile := report.File(filepath.Join(abs, "report.html"), "--path")
+			// The endpoint's address is checked before Prepare clears the last quick's files.
+			srv, err := listen(c, lo)
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
 			r, err := q.Prepare(c.OutOrStdout(), reportFile)
 			if err != nil {
 				return err
 			}
 			// Each quick run measures afresh into the same store.
 			sources := []string{r.Results}
-			err = runStudy(c, r.Study, r.File, r.Results, true, lo)
+			err = runStudy(c, r.Study, r.File, r.Results, true, srv)
 			// A failed profile after a measured study still gets the study's report.
 			var profileErr error
 			if err == nil {

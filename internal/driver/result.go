@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -142,18 +143,38 @@ type RunConfig struct {
 }
 
 // Server is the product and release of the server the run was on, from its own
-// version string: "PostgreSQL 15.18 (Debian …) on x86_64…" is PostgreSQL 15.18,
-// "MariaDB 10.11.6-MariaDB-0+deb12u1" MariaDB 10.11.6; "" when none was recorded.
+// version string, as a server says it over SQL or its binary on the command line:
+// "PostgreSQL 15.18 (Debian …) on x86_64…" and "postgres (PostgreSQL) 13.23" are
+// PostgreSQL 15.18 and 13.23, "MariaDB 10.11.6-MariaDB-0+deb12u1" and "mariadbd  Ver
+// 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu" MariaDB; "" when none was recorded.
 func (c RunConfig) Server() (product, release string) {
 	f := strings.Fields(c.ServerVersion)
-	if len(f) == 0 {
-		return "", ""
+	i := slices.IndexFunc(f, func(w string) bool { return w[0] >= '0' && w[0] <= '9' })
+	if i < 0 {
+		return c.ServerVersion, ""
 	}
-	if len(f) == 1 {
-		return f[0], ""
+	release, suffix, _ := strings.Cut(strings.TrimSuffix(f[i], ","), "-")
+	switch {
+	case i > 0 && strings.HasPrefix(f[i-1], "(") && strings.HasSuffix(f[i-1], ")"):
+		product = strings.Trim(f[i-1], "()") // a binary's "postgres (PostgreSQL) 13.23"
+	case i > 0 && f[i-1] == "Ver":
+		product, _, _ = strings.Cut(suffix, "-") // "mariadbd Ver 10.11.19-MariaDB-…"
+		if product == "" {
+			product = f[0]
+		}
+	default:
+		product = strings.Join(f[:i], " ")
 	}
-	release, _, _ = strings.Cut(strings.TrimSuffix(f[1], ","), "-")
-	return f[0], release
+	return product, release
+}
+
+// Tool is what measured the run: "HammerDB" for a run read from HammerDB's job report
+// (its Version says "HammerDB vX"), storbench otherwise.
+func (c RunConfig) Tool() string {
+	if strings.HasPrefix(c.Version, "HammerDB ") {
+		return "HammerDB"
+	}
+	return "storbench"
 }
 
 // Transactions holds per-type statistics in the spec's order.

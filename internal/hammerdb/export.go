@@ -64,7 +64,7 @@ func Export(res *driver.Result, info Info) (*Report, error) {
 		Artifact:    &Artifact{Type: "hammerdb-result-json", Schema: SchemaName, Source: "storbench", GeneratedBy: "storbench " + info.Version + " results export --hammerdb", Redacted: true},
 		Disclaimer: Disclaimer{ResultType: "storbench result in HammerDB's job report format", Audited: false,
 			Text: "A storbench result. storbench's TPROC-C workload is derived from the TPC-C specification, following HammerDB's TPROC-C. This result is not audited by the TPC and is not a TPC result."},
-		Job: Job{JobID: jobID(res, info), HDBVersion: "storbench " + info.Version, Database: product, DatabaseDisplay: product, Release: release,
+		Job: Job{JobID: jobID(res, began, info), HDBVersion: "storbench " + info.Version, Database: product, DatabaseDisplay: product, Release: release,
 			Benchmark: "TPROC-C", Timestamp: began.Format(timeLayout)},
 		BenchmarkConfig: BenchmarkConfig{Warehouses: res.Config.Warehouses, VirtualUsers: res.Config.Users,
 			RampupMinutes: res.Config.RampSeconds / 60, DurationMinutes: res.End.Sub(res.Start).Minutes()},
@@ -81,6 +81,13 @@ func Export(res *driver.Result, info Info) (*Report, error) {
 		}
 		r.TransactionCnt = &TransactionCnt{Available: true, Series: []Series{s}}
 	}
+	// Where the server keeps no counter, the client's count stands in for the
+	// database view (SQLite's TPM): the report's readers must know it.
+	for _, f := range []struct{ figure, field string }{{"nopm_db", "result.nopm"}, {"tpm_db", "result.tpm"}} {
+		if res.FromClient(f.figure) {
+			r.Description += " " + f.field + " is storbench's client count: " + res.Sources[f.figure] + "."
+		}
+	}
 	rows, err := responseRows(res)
 	if err != nil {
 		return nil, err
@@ -93,9 +100,9 @@ func Export(res *driver.Result, info Info) (*Report, error) {
 // jobID is HammerDB's form of a job's ID, 24 upper-case hex digits, the first 8 the
 // job's start in Unix seconds (as HammerDB's are), the rest from what tells runs apart
 // (the step, the window's start, the database).
-func jobID(res *driver.Result, info Info) string {
+func jobID(res *driver.Result, began time.Time, info Info) string {
 	sum := sha256.Sum256([]byte(info.Step + "\x00" + res.Start.Format(time.RFC3339Nano) + "\x00" + res.Config.DSN))
-	return fmt.Sprintf("%08X", uint32(res.Start.Unix())) + strings.ToUpper(hex.EncodeToString(sum[:8]))
+	return fmt.Sprintf("%08X", uint32(began.Unix())) + strings.ToUpper(hex.EncodeToString(sum[:8]))
 }
 
 func (info Info) system() *System {

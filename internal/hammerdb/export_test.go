@@ -2,9 +2,10 @@ package hammerdb
 
 import (
 	"encoding/json"
-	"maps"
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/storbench/storbench/internal/driver"
 	"github.com/storbench/storbench/internal/tpcc"
@@ -56,15 +57,39 @@ func TestExportRoundTrip(t *testing.T) {
 		}
 	}
 
+	began := res.Start.Add(-time.Duration(res.Config.RampSeconds * float64(time.Second))).UTC()
+	if rep.Job.Timestamp != began.Format(timeLayout) || rep.Job.JobID[:8] != fmt.Sprintf("%08X", began.Unix()) {
+		t.Errorf("job %s at %s: want the users' start %s (UTC), its Unix seconds in the ID", rep.Job.JobID, rep.Job.Timestamp, began)
+	}
+	for i, p := range rep.TransactionCnt.Series[0].Points {
+		sec := res.Timeline[i]
+		if p.Value != sec.TPM || p.Timestamp != res.Start.Add(time.Duration(sec.T)*time.Second).UTC().Format(timeLayout) {
+			t.Errorf("transaction count point %d: %+v, want second %d's %v TPM", i, p, sec.T, sec.TPM)
+		}
+	}
+
 	back, err := Read(b)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if back.Measured("timeline_nopm") {
+		t.Error("the report carries no NOPM per second, yet it reads back as measured")
+	}
+	if !back.Start.Equal(res.Start.Truncate(time.Second)) && back.Start.Sub(res.Start).Abs() >= time.Second {
+		t.Errorf("window start %v, want %v", back.Start, res.Start)
+	}
+	for i, sec := range back.Timeline {
+		if want := res.Timeline[i]; sec.T != want.T || sec.TPM != want.TPM || sec.Phase != want.Phase {
+			t.Errorf("second %d read back as %+v, want %+v", i, sec, want)
+		}
+	}
 	if back.NOPMDB != res.NOPMDB || back.TPMDB != res.TPMDB || back.NOPMClient != res.NOPMClient || back.TPMClient != res.TPMClient {
 		t.Errorf("throughput %v %v %v %v, want %v %v %v %v", back.NOPMDB, back.TPMDB, back.NOPMClient, back.TPMClient, res.NOPMDB, res.TPMDB, res.NOPMClient, res.TPMClient)
 	}
-	if !maps.Equal(back.Sources, res.Sources) {
-		t.Errorf("sources %v, want %v", back.Sources, res.Sources)
+	for figure, source := range res.Sources {
+		if back.Sources[figure] != source {
+			t.Errorf("source of %s: %q, want %q", figure, back.Sources[figure], source)
+		}
 	}
 	for txn := range tpcc.NumTransactions {
 		got, want := back.Transactions.Of(txn), res.Transactions.Of(txn)

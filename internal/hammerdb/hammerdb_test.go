@@ -3,8 +3,10 @@ package hammerdb
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // HammerDB's published reports (testdata/README.md) validate against its schema and
@@ -45,6 +47,13 @@ func TestPublishedReportsRead(t *testing.T) {
 			}
 			if no := res.Transactions.NewOrder; no.Count == 0 || no.P95Ms <= no.P50Ms || no.P99Ms < no.P95Ms {
 				t.Errorf("New-Order response times: %+v", no)
+			}
+			// The local timestamp is placed by the job ID's Unix seconds.
+			if id, _ := strconv.ParseInt(filepath.Base(f)[strings.Index(filepath.Base(f), "-")+1:][:8], 16, 64); !res.Start.Add(-2 * time.Minute).Equal(time.Unix(id, 0)) {
+				t.Errorf("the users started at %v, the job ID says %v", res.Start.Add(-2*time.Minute), time.Unix(id, 0).UTC())
+			}
+			if last := res.Timeline[len(res.Timeline)-1]; last.T > 300 {
+				t.Errorf("the timeline goes on past the window's end, to second %d (HammerDB's shutdown tail)", last.T)
 			}
 			if len(res.Timeline) < 30 || res.Config.Users == 0 || res.End.Sub(res.Start).Minutes() != 5 {
 				t.Errorf("timeline of %d points, %d users, window %v", len(res.Timeline), res.Config.Users, res.End.Sub(res.Start))

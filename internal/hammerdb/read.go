@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/storbench/storbench/internal/driver"
@@ -37,6 +39,8 @@ func Read(b []byte) (*driver.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	zone := zoneOf(r.Job, began)
+	began = began.Add(-zone)
 	ramp := time.Duration(r.BenchmarkConfig.RampupMinutes * float64(time.Minute)).Round(time.Millisecond)
 	window := time.Duration(r.BenchmarkConfig.DurationMinutes * float64(time.Minute)).Round(time.Millisecond)
 	res := &driver.Result{Start: began.Add(ramp), NOPMDB: r.Result.NOPM, TPMDB: r.Result.TPM,
@@ -56,8 +60,11 @@ func Read(b []byte) (*driver.Result, error) {
 		"timeline_nopm": driver.NotMeasured + ": a HammerDB job report has no NOPM over time",
 	}
 	if sb := r.Storbench; sb != nil && r.Artifact != nil && r.Artifact.Source == "storbench" {
-		// storbench's own report: its figures and sources as they were.
-		res.NOPMClient, res.TPMClient, res.Sources = sb.NOPMClient, sb.TPMClient, sb.Sources
+		// storbench's own report: its figures and sources as they were, but for
+		// what the report does not carry (NOPM second by second).
+		res.NOPMClient, res.TPMClient = sb.NOPMClient, sb.TPMClient
+		res.Sources = maps.Clone(sb.Sources)
+		res.Sources["timeline_nopm"] = driver.NotMeasured + ": a job report has no NOPM over time"
 		res.Config.Engine, res.Config.Mode, res.Config.Inputs, res.Config.Version = sb.Engine, sb.Mode, sb.Inputs, sb.Version
 		res.Config.ServerVersion = r.Job.Database + " " + r.Job.Release
 		res.Notes = append(res.Notes, "read from a HammerDB job report storbench wrote ("+r.Job.JobID+")")
@@ -85,6 +92,7 @@ func Read(b []byte) (*driver.Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			at = at.Add(-zone)
 			sec := driver.Second{T: int(math.Round(at.Sub(res.Start).Seconds())), TPM: p.Value, Phase: driver.PhaseTimed}
 			if sec.T <= 0 {
 				sec.Phase = driver.PhaseRamp
@@ -104,8 +112,26 @@ func Read(b []byte) (*driver.Result, error) {
 	return res, nil
 }
 
-// parseTime reads a report's time: HammerDB's local wall-clock time without a zone
-// (read as UTC: the report does not say where it was), or its T variant.
+// zoneOf is the offset from UTC of a report's local times. HammerDB writes them
+// without a zone, but its job ID begins with the job's start in Unix seconds (8 hex
+// digits; storbench's too, whose times are UTC): the offset is the timestamp read as
+// UTC less that, to the quarter hour. 0 when the ID does not begin so.
+func zoneOf(job Job, stamp time.Time) time.Duration {
+	if len(job.JobID) < 8 {
+		return 0
+	}
+	secs, err := strconv.ParseUint(job.JobID[:8], 16, 32)
+	if err != nil {
+		return 0
+	}
+	zone := stamp.Sub(time.Unix(int64(secs), 0)).Round(15 * time.Minute)
+	if zone.Abs() > 14*time.Hour {
+		return 0 // not a start time: the zones span UTC-12 to UTC+14
+	}
+	return zone
+}
+
+// parseTime reads a report's time: wall-clock time without a zone, or its T variant.
 func parseTime(s string) (time.Time, error) {
 	for _, layout := range []string{timeLayout, "2006-01-02T15:04:05"} {
 		if t, err := time.Parse(layout, s); err == nil {

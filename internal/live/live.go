@@ -65,6 +65,8 @@ type Server struct {
 	// scraped and every are the last scrape's start (Unix ns; 0: never scraped)
 	// and the time since the one before (0: fewer than two scrapes).
 	scraped, every atomic.Int64
+	// studying: a study is watched (Study).
+	studying atomic.Bool
 }
 
 // finalScrapeWait bounds how long Close waits for a scrape to see the final figures.
@@ -114,6 +116,9 @@ func (s *Server) URL() string { return "http://" + s.Addr() + "/metrics" }
 func (s *Server) Close() error {
 	if s == nil {
 		return nil
+	}
+	if s.studying.Load() {
+		s.m.studyRunning.Set(0) // it ended, whether done, failed or interrupted
 	}
 	if every := time.Duration(s.every.Load()); every > 0 {
 		closing := time.Now().UnixNano()

@@ -95,6 +95,9 @@ func TestLatencyHistogramsReconcile(t *testing.T) {
 		t.Errorf("sum %.5f s, want 15.0418 (0.0003 + 0.0015 + 0.04 + 3 + 12)", sum)
 	}
 	want := map[float64]uint64{0.0005: 1, 0.001: 1, 0.002: 2, 0.05: 3, 1: 3, 5: 4, 10: 4}
+	if n := len(got.GetBucket()); n != len(driver.LatencyBounds)+1 {
+		t.Errorf("%d buckets, want the driver's %d and +Inf", n, len(driver.LatencyBounds))
+	}
 	for _, b := range got.GetBucket() {
 		if n, ok := want[b.GetUpperBound()]; ok && b.GetCumulativeCount() != n {
 			t.Errorf("bucket le=%g: %d, want %d", b.GetUpperBound(), b.GetCumulativeCount(), n)

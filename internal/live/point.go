@@ -16,8 +16,12 @@ const RunTarget = "run"
 type point struct {
 	m      *families
 	target string
-	// counted are the driver's latency buckets as of the last tick.
-	counted [tpcc.NumTransactions]driver.LatencyBuckets
+	// buckets are the driver's latency buckets as of the last tick.
+	buckets [tpcc.NumTransactions]driver.LatencyBuckets
+	// open: the run is open-loop (it had arrivals); moved: the database figures
+	// the server has counted (counted).
+	open  bool
+	moved map[string]bool
 }
 
 var _ measure.Watcher = (*point)(nil)
@@ -26,7 +30,7 @@ var _ measure.Watcher = (*point)(nil)
 func (s *Server) Point(target string, users int) measure.Watcher {
 	s.m.users.WithLabelValues(target).Set(float64(users))
 	s.m.timed.WithLabelValues(target).Set(0)
-	return &point{m: s.m, target: target}
+	return &point{m: s.m, target: target, moved: map[string]bool{}}
 }
 
 // Tick sets the driver's figures of the last second.
@@ -42,19 +46,22 @@ func (p *point) Tick(t driver.Tick) {
 	}
 	m.timed.WithLabelValues(p.target).Set(timed)
 	if t.OfferedTPM > 0 {
+		p.open = true // an open-loop run: its arrivals are served from the first
+	}
+	if p.open {
 		m.offeredTPM.WithLabelValues(p.target).Set(t.OfferedTPM)
 	}
 	if t.Buckets != nil {
 		for txn := range t.Buckets {
 			cur, since := &t.Buckets[txn], driver.LatencyBuckets{}
 			for i, n := range cur.Counts {
-				since.Counts[i] = n - p.counted[txn].Counts[i]
+				since.Counts[i] = n - p.buckets[txn].Counts[i]
 			}
-			since.SumMicros = cur.SumMicros - p.counted[txn].SumMicros
-			if cur.Counts != p.counted[txn].Counts {
+			since.SumMicros = cur.SumMicros - p.buckets[txn].SumMicros
+			if cur.Counts != p.buckets[txn].Counts {
 				m.latencies.add(p.target, tpcc.Transaction(txn).String(), &since)
 			}
-			p.counted[txn] = *cur
+			p.buckets[txn] = *cur
 		}
 	}
 }
@@ -81,25 +88,26 @@ func (p *point) Sample(s *metrics.Sample) {
 		m.dbTxns.WithLabelValues(t, "commit").Set(db.CommitsPerSec)
 		m.dbTxns.WithLabelValues(t, "rollback").Set(db.RollbacksPerSec)
 		m.dbWAL.WithLabelValues(t).Set(db.WALMBps * 1e6)
-		m.dbFsyncs.WithLabelValues(t).Set(db.FsyncsPerSec)
-		m.dbDataWrites.WithLabelValues(t).Set(db.DataWriteMBps * 1e6)
-		m.dbHit.WithLabelValues(t).Set(db.BufferHitPct / 100)
+		// A server that does not count a figure reads 0 for it (PostgreSQL 13's
+		// fsyncs, 17's and 18's data-file writes): such a series is served once
+		// its counter has moved, never as a 0 that would read as none done.
+		p.counted(m.dbFsyncs, db.FsyncsPerSec, "fsyncs")
+		p.counted(m.dbDataWrites, db.DataWriteMBps*1e6, "data writes")
+		if db.BlocksReadPerS+db.BlocksHitPerS > 0 {
+			m.dbHit.WithLabelValues(t).Set(db.BufferHitPct / 100)
+		}
 		m.dbCheckpoints.WithLabelValues(t).Add(float64(max(db.Checkpoints, 0)))
 	}
 	if w := s.Waits; w != nil {
 		for _, r := range w.Roles {
-			var active float64
-			for _, sec := range r.Seconds {
-				active += sec
-			}
 			if r.IntervalSeconds > 0 {
-				m.activeSess.WithLabelValues(t, r.Server, r.Role).Set(active / r.IntervalSeconds)
+				m.activeSess.WithLabelValues(t, r.Server, r.Role).Set(r.MeanActive())
 			}
-			if active <= 0 {
+			if r.Active() <= 0 {
 				continue
 			}
 			for _, class := range metrics.WaitClasses {
-				m.waitShare.WithLabelValues(t, r.Server, r.Role, class).Set(r.Seconds[class] / active)
+				m.waitShare.WithLabelValues(t, r.Server, r.Role, class).Set(r.Pct(class) / 100)
 			}
 		}
 	}
@@ -108,9 +116,21 @@ func (p *point) Sample(s *metrics.Sample) {
 	}
 }
 
-// Done sets the run's verdict and leaves the rest as the last second left it.
+// counted sets a figure of the target's once the server has counted one (moved).
+func (p *point) counted(g *prometheus.GaugeVec, v float64, figure string) {
+	if v != 0 {
+		p.moved[figure] = true
+	}
+	if p.moved[figure] {
+		g.WithLabelValues(p.target).Set(v)
+	}
+}
+
+// Done sets the run's verdict; the run's users are gone, and the rest stands as
+// the last second and sample left it.
 func (p *point) Done(r *driver.Result) {
 	p.m.timed.WithLabelValues(p.target).Set(0)
+	p.m.users.DeleteLabelValues(p.target)
 	if r != nil && r.Bottleneck != nil {
 		p.m.setVerdict(p.target, "run", r.Bottleneck.Short())
 	}

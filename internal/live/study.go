@@ -23,6 +23,7 @@ var _ study.Watcher = (*studyWatcher)(nil)
 // Study watches a study as it runs.
 func (s *Server) Study() study.Watcher {
 	s.m.studyRunning.Set(1)
+	s.studying.Store(true)
 	return &studyWatcher{s: s}
 }
 
@@ -47,9 +48,6 @@ func (w *studyWatcher) Step(st study.StepState) {
 	if !st.Ended {
 		w.current = []string{strconv.Itoa(st.Step.Seq), st.Step.ID, st.Step.Kind, st.Step.Target}
 		m.step.WithLabelValues(w.current...).Set(1)
-	}
-	if st.Ended && left == 0 {
-		m.studyRunning.Set(0)
 	}
 }
 

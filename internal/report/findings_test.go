@@ -535,8 +535,10 @@ func TestFindingsNameServerVersions(t *testing.T) {
 	}
 	src := x.source()
 	src.Env = &study.Environment{}
+	// A managed target's environment holds its binary's version line.
+	binaries := map[string]string{"old": "postgres (PostgreSQL) 13.23", "new": "postgres (PostgreSQL) 17.10", "new2": "postgres (PostgreSQL) 17.10"}
 	for _, name := range []string{"old", "new", "new2"} {
-		src.Env.Targets = append(src.Env.Targets, study.TargetEnv{Name: name, ServerVersion: versions[name]})
+		src.Env.Targets = append(src.Env.Targets, study.TargetEnv{Name: name, ServerVersion: binaries[name]})
 	}
 	got := findingsOf(t, src)
 	want := []string{
@@ -545,6 +547,21 @@ func TestFindingsNameServerVersions(t *testing.T) {
 		"backup (backup and restore): new (PostgreSQL 17.10)'s backups take 0.5x the seconds of old (PostgreSQL 13.23)'s (10.0 vs 20.0 s, 1 cycle) at 2x its MB/s (100.0 vs 50.0); the servers differ (PostgreSQL 17.10 vs PostgreSQL 13.23), so this compares the stacks, not the storage alone.",
 		"backup (backup and restore): new (PostgreSQL 17.10)'s restores take 0.5x the seconds of old (PostgreSQL 13.23)'s (20.0 vs 40.0 s, 1 cycle) at 2x its MB/s (50.0 vs 25.0); the servers differ (PostgreSQL 17.10 vs PostgreSQL 13.23), so this compares the stacks, not the storage alone.",
 	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestFindingsDifferentTools: a HammerDB run beside a storbench run names no winner:
+// their windows and response times are not taken alike.
+func TestFindingsDifferentTools(t *testing.T) {
+	var x fixture
+	x.run(study.UserSweep, "sweep", "ours", "ours/sweep", 4, 1, figures{nopm: 2000, p95: 6}, nil)
+	x.run(study.UserSweep, "sweep", "theirs", "theirs/sweep", 4, 1, figures{nopm: 5000, p95: 3}, nil)
+	x.steps[1].Run.Config.Version = "HammerDB v6.0"
+	got := findingsOf(t, x.source())
+	want := []string{"sweep (user-sweep): theirs/sweep vs ours/sweep at 4 users: 5,000 vs 2,000 NOPM; New-Order p95 3.00 vs 6.00 ms (0.5x); " +
+		"measured by different tools (HammerDB, storbench), over windows and response times not taken alike: no winner named."}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

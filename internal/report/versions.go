@@ -55,3 +55,17 @@ func versioned(nameB, nameA, relB, relA string) (nb, na, stacks string) {
 	return nameB + " (" + relB + ")", nameA + " (" + relA + ")",
 		fmt.Sprintf("; the servers differ (%s vs %s), so this compares the stacks, not the storage alone", relB, relA)
 }
+
+// pointTool is what measured all of a point's runs (driver.RunConfig.Tool); ""
+// when they differ.
+func pointTool(p *Point) string {
+	tool := ""
+	for i, st := range p.Steps {
+		t := st.Run.Config.Tool()
+		if i > 0 && t != tool {
+			return ""
+		}
+		tool = t
+	}
+	return tool
+}

@@ -54,7 +54,7 @@ type StepState struct {
 	Of, Stored int
 	// Remaining estimates the time of the steps not yet done.
 	Remaining time.Duration
-	// Ended: the step is over, Failed: it failed.
+	// Ended: the step is over; Failed: it failed (one interrupted did not).
 	Ended, Failed bool
 }
 
@@ -137,7 +137,7 @@ func (r *runner) runSteps(ctx context.Context, done map[string]bool) error {
 		if err == nil {
 			stored++
 		}
-		r.tellStep(StepState{Step: step, Of: len(r.steps), Stored: stored, Remaining: r.remainingFrom(i + 1), Ended: true, Failed: err != nil})
+		r.tellStep(StepState{Step: step, Of: len(r.steps), Stored: stored, Remaining: r.remainingFrom(i + 1), Ended: true, Failed: err != nil && ctx.Err() == nil})
 		// A kind that restored more than once (a capacity search's probes) said so.
 		if t := r.targets[step.Target]; t != nil && res.RestoreSeconds == 0 {
 			res.RestoreSeconds = t.restoreSeconds
