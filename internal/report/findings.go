@@ -156,8 +156,8 @@ func comparePoints(nameB, nameA string, b, a *Point, where string) string {
 	if tb, ta := pointTool(b), pointTool(a); tb != ta {
 		// HammerDB's response times cover its whole run, ramp-up included, and its
 		// window is its own: the two are not measured alike.
-		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s; measured by different tools (%s, %s), over windows and response times not taken alike: no winner named.",
-			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, cmp.Or(tb, "mixed"), cmp.Or(ta, "mixed"))
+		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s%s; measured by different tools (%s, %s), over windows and response times not taken alike: no winner named.",
+			nameB, nameA, where, mean(b.NOPMDB, 0), mean(a.NOPMDB, 0), latency, limits, cmp.Or(tb, "mixed"), cmp.Or(ta, "mixed"))
 	}
 	if w := shortestWindow(a, b); w < driver.CounterWindow {
 		return fmt.Sprintf("%s vs %s %s: %s vs %s NOPM%s%s; the timed windows (%s) are under %s, too short for the database counters: no winner named.",

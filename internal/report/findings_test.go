@@ -561,7 +561,7 @@ func TestFindingsDifferentTools(t *testing.T) {
 	x.steps[1].Run.Config.Version = "HammerDB v6.0"
 	got := findingsOf(t, x.source())
 	want := []string{"sweep (user-sweep): theirs/sweep vs ours/sweep at 4 users: 5,000 vs 2,000 NOPM; New-Order p95 3.00 vs 6.00 ms (0.5x); " +
-		"measured by different tools (HammerDB, storbench), over windows and response times not taken alike: no winner named."}
+		"what limited each side was not recorded; measured by different tools (HammerDB, storbench), over windows and response times not taken alike: no winner named."}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

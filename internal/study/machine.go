@@ -70,9 +70,9 @@ func missingTools(s *Study) []*yamlfile.LineError {
 		e := &s.Experiments[i]
 		var how instance.BackupMethod
 		switch {
-		case e.Kind == "backup-restore":
+		case e.Kind == BackupRestore:
 			how.Logical = e.Method == "logical"
-		case e.Kind == "replication":
+		case e.Kind == Replication:
 		case e.Noisy != nil:
 			how.Logical = e.Noisy.Method == "logical"
 		default:

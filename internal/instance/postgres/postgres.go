@@ -123,7 +123,9 @@ func (server) Init(ctx context.Context, st *instance.State, primary *instance.St
 	var s *pgserver.Server
 	var err error
 	if primary != nil {
-		if err := pgserver.CheckTools(bin, "pg_basebackup"); err != nil {
+		// A standby is its primary's physical backup: the tools of a backup (of the
+		// default build where none is named).
+		if err := (server{}).CheckTools(bin, instance.BackupMethod{}); err != nil {
 			return err
 		}
 		s, err = pgserver.InitStandby(ctx, primary.Port, st.Name, opts)

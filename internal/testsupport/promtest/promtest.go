@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/instance/localserver"
 )
 
 // Server is a test's Prometheus.
@@ -26,15 +27,15 @@ type Server struct {
 	URL string
 }
 
-// FreePort is a loopback port free now, for a target the server is to scrape.
+// FreePort is a loopback port free now (localserver.FreePort), for a target the
+// server is to scrape.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := localserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // Start runs Prometheus scraping targets ("127.0.0.1:PORT", path /metrics) every
